@@ -1,0 +1,44 @@
+# RSDL lab. Main entry points: make demo, make check. See README.md.
+# Settings come from the environment or the command line (make check BOOTS=eevdf-smp2):
+# RSDL_WORK, KERNEL, BOOTS, ACCEL, BOOT_TIMEOUT, SMP, RSDL, CMDLINE.
+SHELL := /bin/bash
+
+.PHONY: help deps tree export-patches kernel kernel-perf initramfs check demo boot
+
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## make check           build the debug kernel, run the harness self-tests and the guest suite
+check:
+	scripts/check.sh
+
+## make demo            build the perf kernel and run the benchmarks (EEVDF only for now)
+demo:
+	scripts/demo.sh
+
+## make boot            interactive shell in a guest (SMP=2, RSDL=off, KERNEL=..., CMDLINE=...)
+boot:
+	scripts/boot.sh
+
+## make deps            apt-get install what the lab needs (idempotent)
+deps:
+	scripts/deps.sh
+
+## make tree            $RSDL_WORK/linux = base + patches/series
+tree: deps
+	scripts/prepare-tree.sh
+
+## make export-patches  write base..HEAD of $RSDL_WORK/linux to patches/ and patches/series
+export-patches:
+	scripts/export-patches.sh
+
+## make kernel          build the debug kernel (make kernel-perf: the benchmark kernel)
+kernel: tree
+	scripts/build-kernel.sh debug
+
+kernel-perf: tree
+	scripts/build-kernel.sh perf
+
+## make initramfs       build $RSDL_WORK/initramfs-lab.cpio.gz
+initramfs: deps
+	scripts/build-initramfs.sh

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# make check: deps -> tree -> debug kernel -> initramfs -> harness self-tests -> boots,
+# one verdict line per test, "N passed, N failed" at the end.
+#   BOOTS="selftest-warn eevdf-smp2 ..."  run only these boots
+#   KERNEL=/path/bzImage                  test that image instead of building one
+#   ACCEL=icount|multi  BOOT_TIMEOUT=seconds (per boot, default 1200)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+STAGE=check
+S=$REPO/scripts
+t_start=$(date +%s)
+timings=()
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+
+# timed NAME CMD...: run a stage, remember its wall time
+timed() {
+	local name=$1 t0
+	shift
+	t0=$(date +%s)
+	"$@"
+	timings+=("$(printf '%-16s %s' "$name" "$(since "$t0")")")
+}
+
+timed deps "$S/deps.sh"
+if [ -z "${KERNEL:-}" ]; then
+	timed tree "$S/prepare-tree.sh"
+	timed kernel-debug "$S/build-kernel.sh" debug
+	KERNEL=$RSDL_WORK/build-debug/arch/x86/boot/bzImage
+	kconfig=$RSDL_WORK/build-debug/.config
+else
+	[ -f "$KERNEL" ] || die "KERNEL=$KERNEL does not exist"
+	KERNEL=$(realpath "$KERNEL")
+	kconfig=$(mktemp)
+	ikconfig=$LINUX/scripts/extract-ikconfig
+	if ! { [ -x "$ikconfig" ] && "$ikconfig" "$KERNEL" >"$kconfig" 2>/dev/null; }; then
+		cp "$(dirname "$KERNEL")/../../../../.config" "$kconfig" 2>/dev/null ||
+			say "warning: cannot read the config of $KERNEL (no IKCONFIG, no .config beside it)"
+	fi
+fi
+timed initramfs "$S/build-initramfs.sh"
+
+has_rsdl=
+grep -q '^CONFIG_SCHED_RSDL=y' "$kconfig" 2>/dev/null && has_rsdl=1
+say "kernel: $KERNEL ($(strings "$KERNEL" | grep -m1 -o '^6\.[0-9.]*[^ ]* ([^)]*)' || echo '?'))," \
+	"$([ -n "$has_rsdl" ] && echo 'CONFIG_SCHED_RSDL=y' || echo 'no CONFIG_SCHED_RSDL')"
+
+all="selftest-warn selftest-fail eevdf-smp2 rsdl-smp1 rsdl-smp2"
+boots=${BOOTS:-$all}
+runs=$RSDL_WORK/runs/$(date +%Y%m%d-%H%M%S)-check
+not_run=()
+
+# boot NAME SMP CMDLINE: boot once, judge it into $runs/NAME/verdict; returns the verdict
+boot() {
+	local name=$1 smp=$2 cmdline=$3 dir=$runs/$1
+	mkdir -p "$dir"
+	"$S/run-qemu.sh" -k "$KERNEL" -n "$name" -o "$dir" -s "$smp" -c "$cmdline" \
+		-a "${ACCEL:-icount}" -t "${BOOT_TIMEOUT:-1200}" || true
+	"$S/ktap-verdict.sh" -n "$name" "$dir/ktap.log" "$dir/console.log" \
+		"$(cat "$dir/qemu-status")" >"$dir/verdict"
+}
+
+for b in $boots; do
+	t0=$(date +%s)
+	case $b in
+	selftest-warn)
+		# The harness must fail a boot whose kernel WARNed, even if the KTAP passed.
+		if boot "$b" 1 "lab.run=selftest-warn"; then :; fi
+		if grep -q "^FAIL  $b/console" "$runs/$b/verdict" && grep -q 'WARNING:' "$runs/$b/verdict"; then
+			echo "PASS  harness/$b  (splat detected: $(grep -m1 -o 'WARNING:.*' "$runs/$b/verdict" | cut -c1-70))" >>"$results"
+		else
+			echo "FAIL  harness/$b  (the LKDTM WARNING was not detected; see $runs/$b)" >>"$results"
+		fi
+		;;
+	selftest-fail)
+		# The harness must fail a boot in which a guest test failed.
+		if boot "$b" 1 "lab.run=selftest-fail"; then :; fi
+		if grep -q "^FAIL  $b/lab-false" "$runs/$b/verdict" && grep -q "^PASS  $b/lab-true" "$runs/$b/verdict"; then
+			echo "PASS  harness/$b  (failing guest test detected: $(grep -m1 "^FAIL  $b/lab-false" "$runs/$b/verdict" | cut -c7-90))" >>"$results"
+		else
+			echo "FAIL  harness/$b  (the failing guest test was not reported; see $runs/$b)" >>"$results"
+		fi
+		;;
+	eevdf-smp[0-9]*)
+		boot "$b" "${b#eevdf-smp}" "rsdl=off lab.run=suite" || true
+		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$results"
+		;;
+	rsdl-smp[0-9]*)
+		if [ -z "$has_rsdl" ]; then
+			not_run+=("$b")
+			continue
+		fi
+		boot "$b" "${b#rsdl-smp}" "lab.run=suite" || true
+		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$results"
+		;;
+	*) die "unknown boot '$b' (known: $all)" ;;
+	esac
+	grep -v "^$b: " "$runs/$b/verdict"
+	timings+=("$(printf '%-16s %s' "boot $b" "$(since "$t0")")")
+done
+
+echo
+echo "===== make check: $KERNEL"
+cat "$results"
+if [ ${#not_run[@]} -gt 0 ]; then
+	echo "NOT RUN: ${not_run[*]} — the kernel has no CONFIG_SCHED_RSDL=y (series without RSDL yet)"
+fi
+echo "logs: $runs"
+echo "wall time:"
+printf '  %s\n' "${timings[@]}" "$(printf '%-16s %s' total "$(since "$t_start")")"
+passed=$(grep -c '^PASS  ' "$results" || true)
+failed=$(grep -c '^FAIL  ' "$results" || true)
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
