@@ -21,7 +21,7 @@
 #define MAX_SUITES 256
 
 struct suite {
-	char name[128];
+	char name[256];
 	int plan, cases, notok, skipped, suite_ok;
 	char first_bad[160];
 };
@@ -88,7 +88,7 @@ int main(void)
 		  d ? "present" : "absent", n);
 	for (int i = 0; i < n; i++) {
 		static char buf[1 << 20];
-		char path[300], name[160];
+		char path[400], name[280];
 		struct suite *su = &suites[i];
 		int is_rsdl = !strncmp(su->name, "rsdl", 4);
 
