@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 	if (r >= 0) {
 		char first[128];
 
-		snprintf(first, sizeof(first), "%s", buf);
+		snprintf(first, sizeof(first), "%.127s", buf);
 		*strchrnul(first, '\n') = '\0';
 		ktap_diag("%s: %s", RSDL_DEBUGFS_PATH, first);
 	} else {
