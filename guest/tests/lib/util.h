@@ -482,6 +482,78 @@ static inline int rsdl_fields_read(pid_t pid, struct rsdl_fields *f, const char 
 	return 0;
 }
 
+/* ---- /sys/kernel/debug/sched/rsdl (key=value tokens, one record per line) ---- */
+
+/*
+ * Value of token "key=value" in @line (up to its end or '\n'). Values that
+ * are not integers (array=active) are returned through @str if given.
+ * Returns 0 or -ENOENT.
+ */
+static inline int kv_get(const char *line, const char *key, long long *val, char *str,
+			 size_t strlen_)
+{
+	size_t klen = strlen(key);
+	const char *p = line;
+
+	while (*p && *p != '\n') {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			const char *v = p + klen + 1;
+			char *end;
+
+			if (str) {
+				size_t n = strcspn(v, " \t\n");
+
+				if (n >= strlen_)
+					n = strlen_ - 1;
+				memcpy(str, v, n);
+				str[n] = '\0';
+			}
+			if (val) {
+				*val = strtoll(v, &end, 10);
+				if (end == v)
+					return -EINVAL;
+			}
+			return 0;
+		}
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+			p++;
+	}
+	return -ENOENT;
+}
+
+struct rsdl_cpu_stat {
+	long long rotation, prio_level, nr_running, minor, major, overrun, charge;
+};
+
+/* The per-CPU record of @cpu in the RSDL debugfs file; 0 or -errno. */
+static inline int rsdl_debugfs_cpu(int cpu, struct rsdl_cpu_stat *st)
+{
+	static char buf[65536];
+	char *line, *save;
+
+	if (read_file(RSDL_DEBUGFS_PATH, buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		long long c;
+
+		if (kv_get(line, "cpu", &c, NULL, 0) || c != cpu ||
+		    !kv_get(line, "level", NULL, NULL, 0))
+			continue;
+		if (kv_get(line, "rotation", &st->rotation, NULL, 0) ||
+		    kv_get(line, "prio_level", &st->prio_level, NULL, 0) ||
+		    kv_get(line, "nr_running", &st->nr_running, NULL, 0) ||
+		    kv_get(line, "minor_rotations", &st->minor, NULL, 0) ||
+		    kv_get(line, "major_rotations", &st->major, NULL, 0) ||
+		    kv_get(line, "max_level_overrun_ns", &st->overrun, NULL, 0) ||
+		    kv_get(line, "max_charge_ns", &st->charge, NULL, 0))
+			return -EINVAL;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* /proc/<pid>/schedstat: runtime ns, run_delay ns, timeslices. */
 static inline int schedstat_read(pid_t pid, long long *run_ns, long long *wait_ns, long long *slices)
 {
