@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rsdl_rules - the rules of rsdl.md, one subtest each, on one CPU.
+ * rr_interval is 6 ms (quota(0) = quota(19) = 6 ms) unless said otherwise.
+ * Wake latencies come from an absolute hrtimer sleep (timer slack 1 ns) with
+ * random periods, so wakes fall at random points of the hogs' slots; the
+ * same sampler on the idle CPU gives the baseline (base_p50/p90/p99).
+ *
+ *  1. normal_wake_preempts_nice19 (rule 7): a nice 0 task waking beside a
+ *     nice 19 hog is queued at a level below the hog's only slot (20) and
+ *     preempts at once: p90 <= base_p90 + 0.5 ms. Without preemption it
+ *     would wait for the hog's slot to end: uniform over 6 ms, p90 ~5.4 ms.
+ *  2. nice19_wake_waits (rule 7), rr_interval 2: a nice 19 task (only slot:
+ *     level 20) waking beside two nice 0 hogs does not preempt them while
+ *     they run at levels below 20. Expected delayed fraction = nice 0 slots
+ *     below level 20 / all nice 0 slots = 10/20; asserted: >= half of that
+ *     is delayed by more than base_p99 + 0.5 ms, and the worst latency is
+ *     within the sleeper bound 2 x sum_{q != p} (E(q) + quota(q)).
+ *  3. batch_never_wakeup_preempts (rule 11): beside a nice 19 hog, a
+ *     SCHED_BATCH sleeper waits for the hog's slot to end (its latency is
+ *     spread over [0, quota]: expected p50 = quota / 2 = 3 ms; asserted
+ *     p50 >= quota / 4 and max <= quota + 2 ticks), while the same sleeper
+ *     as SCHED_NORMAL preempts (p50 <= base_p50 + quota / 10).
+ *  4. fork_split (rule 8): 20 forks of a task that has just taken a fresh
+ *     slot: the child's time_slice (read while it sleeps) is > 0 and
+ *     <= half of the parent's read just before the fork, child + parent
+ *     after <= parent before, and the child starts on the parent's level.
+ *  5. yield_to_expired (rule 9): task A calls sched_yield() in a loop beside
+ *     a nice 0 hog B. A gives up its rotation each time, so it runs one loop
+ *     pass per rotation (E(B) = 120 ms): its CPU share must stay below
+ *     1 tick / E(B) = 0.83 %, and >= 90 % of 100 samples of A's rsdl.array
+ *     must read 1 (expired).
+ *  6. nice_change_mid_rotation (rule 10): a hog beside another hog is reniced
+ *     -10, 10, -20, 19, 5, 0 every 7 ms: rsdl.quota == quota(new nice)
+ *     exactly, rsdl.time_slice <= that quota, rsdl.usable_slots ==
+ *     usable_slots(new nice), rsdl.level usable in the new row.
+ *  7. idle_only_level_39 (rule 11): a SCHED_IDLE hog beside a nice 0 hog
+ *     reads rsdl.level 39 in all 50 samples and rsdl.usable_slots 1.
+ *  8. fifo_preempts_rsdl (rule 11): a SCHED_FIFO sleeper beside nice -20 and
+ *     nice 0 hogs: p99 <= 1 ms and max <= 5 ms (quota(-20) = 60 ms: one wake
+ *     left behind an RSDL slot shows up by far).
+ */
+#include <sys/resource.h>
+#include "util.h"
+
+#define RR_MS 6
+#define NSAMP 300
+#define HALF_TICK (RSDL_TICK_NS / 2)
+
+static int cpu;
+static int64_t *lat;
+static struct lat_stats base;
+
+struct hogs {
+	int n;
+	pid_t pid[4];
+	struct hog_slot *s;
+};
+
+static int hogs_start(struct hogs *h, int n, const struct task_cfg *c)
+{
+	h->n = n;
+	h->s = shared_alloc(sizeof(*h->s) * n);
+	for (int i = 0; i < n; i++)
+		h->pid[i] = spawn_hog(&c[i], &h->s[i], HOG_COUNT, 60 * NSEC_PER_SEC);
+	if (hogs_wait_ready(h->s, n, 5 * NSEC_PER_SEC))
+		return -1;
+	sleep_ms(100);
+	return 0;
+}
+
+static void hogs_stop(struct hogs *h)
+{
+	for (int i = 0; i < h->n; i++)
+		kill_child(h->pid[i]);
+	munmap(h->s, sizeof(*h->s) * h->n);
+}
+
+static int sample(int policy, int nice_or_prio, int n, int64_t lo, int64_t hi, uint64_t seed,
+		  struct lat_stats *st)
+{
+	struct task_cfg c = { .cpu = cpu, .policy = policy, .nice = nice_or_prio,
+			      .prio = nice_or_prio };
+
+	if (run_wake_sampler(&c, lat, n, lo, hi, 50 * NSEC_PER_USEC, seed, 60 * NSEC_PER_SEC))
+		return -1;
+	*st = lat_summary(lat, n);
+	return 0;
+}
+
+static void print_lat(const char *what, const struct lat_stats *st)
+{
+	ktap_diag("%s: p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us", what, US(st->p50),
+		  US(st->p90), US(st->p99), US(st->max));
+}
+
+static void test_normal_preempts(void)
+{
+	struct task_cfg c = { .cpu = cpu, .policy = SCHED_OTHER, .nice = 19 };
+	struct hogs h;
+	struct lat_stats st;
+
+	if (hogs_start(&h, 1, &c) || sample(SCHED_OTHER, 0, NSAMP, 2 * NSEC_PER_MSEC,
+					    8 * NSEC_PER_MSEC, 11, &st)) {
+		ktap_fail("normal_wake_preempts_nice19", "hog or sampler failed");
+		hogs_stop(&h);
+		return;
+	}
+	hogs_stop(&h);
+	print_lat("nice 0 waking beside a nice 19 hog", &st);
+	ktap_diag("bound p90 <= base p90 %.1f us + 500 us", US(base.p90));
+	ktap_check(st.p90 <= base.p90 + HALF_TICK, "normal_wake_preempts_nice19",
+		   "p90 %.1f us over %.1f us", US(st.p90), US(base.p90 + HALF_TICK));
+}
+
+static void test_nice19_waits(void)
+{
+	struct task_cfg c[2] = { { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 },
+				 { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 } };
+	struct rsdl_task mix[3] = { { SCHED_OTHER, 19 }, { SCHED_OTHER, 0 }, { SCHED_OTHER, 0 } };
+	uint64_t row0 = rsdl_row(0);
+	int slot19 = rsdl_first_slot(rsdl_row(19), 0), below = 0, delayed = 0;
+	int64_t bound = rsdl_sleeper_bound_ns(mix, 3, 0, 2), thr = base.p99 + HALF_TICK;
+	double expect;
+	struct hogs h;
+	struct lat_stats st;
+	int r = rr_interval_set(2);
+
+	for (int l = 0; l < slot19; l++)
+		below += rsdl_level_usable(row0, l);
+	expect = (double)below / rsdl_usable_slots(0);
+	if (r || hogs_start(&h, 2, c) || sample(SCHED_OTHER, 19, NSAMP, 2 * NSEC_PER_MSEC,
+						 8 * NSEC_PER_MSEC, 12, &st)) {
+		ktap_fail("nice19_wake_waits", "rr_interval, hogs or sampler failed");
+		if (!r)
+			hogs_stop(&h);
+		rr_interval_set(RR_MS);
+		return;
+	}
+	hogs_stop(&h);
+	rr_interval_set(RR_MS);
+	for (int i = 0; i < NSAMP; i++)
+		delayed += lat[i] > thr;
+	print_lat("nice 19 waking beside two nice 0 hogs (rr_interval 2)", &st);
+	ktap_diag("delayed > %.1f us: %d of %d = %.1f%%; expected %.1f%% (%d of %d nice 0 slots "
+		  "below level %d), asserted >= %.1f%%; max %.2f ms, sleeper bound %.1f ms", US(thr),
+		  delayed, NSAMP, 100.0 * delayed / NSAMP, 100 * expect, below,
+		  rsdl_usable_slots(0), slot19, 50 * expect, MS(st.max), MS(bound));
+	ktap_check(delayed >= 0.5 * expect * NSAMP && st.max <= bound, "nice19_wake_waits",
+		   "%d delayed (want >= %.0f), max %.2f ms (bound %.1f ms)", delayed,
+		   0.5 * expect * NSAMP, MS(st.max), MS(bound));
+}
+
+static void test_batch(void)
+{
+	struct task_cfg c = { .cpu = cpu, .policy = SCHED_OTHER, .nice = 19 };
+	int64_t q = rsdl_quota_ns(19, RR_MS);
+	struct lat_stats sb, sn;
+	struct hogs h;
+	int bad;
+
+	if (hogs_start(&h, 1, &c)) {
+		ktap_fail("batch_never_wakeup_preempts", "hog failed");
+		hogs_stop(&h);
+		return;
+	}
+	bad = sample(SCHED_BATCH, 0, 200, 2 * NSEC_PER_MSEC, 13 * NSEC_PER_MSEC, 13, &sb) ||
+	      sample(SCHED_OTHER, 0, 200, 2 * NSEC_PER_MSEC, 13 * NSEC_PER_MSEC, 13, &sn);
+	hogs_stop(&h);
+	if (bad) {
+		ktap_fail("batch_never_wakeup_preempts", "sampler failed");
+		return;
+	}
+	print_lat("SCHED_BATCH beside a nice 19 hog", &sb);
+	print_lat("SCHED_NORMAL beside a nice 19 hog", &sn);
+	ktap_diag("quota %.1f ms: BATCH p50 expected %.2f ms, asserted >= %.2f ms, max <= %.2f ms; "
+		  "NORMAL p50 asserted <= %.1f us", MS(q), MS(q / 2), MS(q / 4),
+		  MS(q + 2 * RSDL_TICK_NS), US(base.p50 + q / 10));
+	ktap_check(sb.p50 >= q / 4 && sb.max <= q + 2 * RSDL_TICK_NS && sn.p50 <= base.p50 + q / 10,
+		   "batch_never_wakeup_preempts",
+		   "BATCH p50 %.2f ms max %.2f ms, NORMAL p50 %.1f us", MS(sb.p50), MS(sb.max),
+		   US(sn.p50));
+}
+
+static void test_fork_split(void)
+{
+	struct ktap_sub s = { 0 };
+	int64_t q = rsdl_quota_ns(0, RR_MS);
+	pid_t parent = fork_child();
+	int st;
+
+	if (parent == 0) {
+		/* the parent under test: a plain nice 0 task on the test CPU */
+		struct rsdl_fields me, after, child;
+		int fails = 0;
+
+		pin_self(cpu);
+		for (int i = 0; i < 20; i++) {
+			pid_t c;
+			int tries = 0;
+
+			/* make sure a good part of a slot is left: burn until a fresh slot */
+			do {
+				if (rsdl_fields_read(getpid(), &me, NULL))
+					_exit(2);
+				if (me.time_slice >= q / 2)
+					break;
+				burn_cpu_ns(me.time_slice > 0 ? me.time_slice + 50000 : 50000);
+			} while (++tries < 50);
+			if (rsdl_fields_read(getpid(), &me, NULL))
+				_exit(2);
+			c = fork();
+			if (c == 0) {
+				/* block at once; the parent reads us while we sleep */
+				pause();
+				_exit(0);
+			}
+			rsdl_fields_read(getpid(), &after, NULL);
+			wait_blocked(c, NSEC_PER_SEC);
+			if (rsdl_fields_read(c, &child, NULL)) {
+				kill(c, SIGKILL);
+				waitpid(c, NULL, 0);
+				_exit(2);
+			}
+			kill(c, SIGKILL);
+			waitpid(c, NULL, 0);
+			printf("# fork %2d: parent before %lld (level %lld), after %lld; child %lld "
+			       "(level %lld)\n", i, me.time_slice, me.level, after.time_slice,
+			       child.time_slice, child.level);
+			if (!(child.time_slice > 0 && child.time_slice <= me.time_slice / 2 &&
+			      child.time_slice + after.time_slice <= me.time_slice &&
+			      child.level == me.level)) {
+				printf("# FAIL fork %d: child %lld vs parent before %lld / after %lld, "
+				       "levels %lld / %lld\n", i, child.time_slice, me.time_slice,
+				       after.time_slice, child.level, me.level);
+				fails++;
+			}
+			fflush(stdout);
+		}
+		_exit(fails ? 1 : 0);
+	}
+	st = reap_child(parent);
+	ktap_expect(&s, WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "fork split violated or fields unreadable (status %d)",
+		    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	ktap_sub_end(&s, "fork_split");
+}
+
+static void test_yield(void)
+{
+	struct task_cfg c = { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 };
+	int64_t eb = rsdl_entitlement_ns(SCHED_OTHER, 0, RR_MS);
+	double bound = (double)RSDL_TICK_NS / eb, share;
+	long long r0, r1, arr;
+	int expired = 0, samples = 0;
+	struct hogs h;
+	pid_t a;
+	int64_t t0, t1;
+
+	if (hogs_start(&h, 1, &c)) {
+		ktap_fail("yield_to_expired", "hog failed");
+		hogs_stop(&h);
+		return;
+	}
+	a = fork_child();
+	if (a == 0) {
+		pin_self(cpu);
+		for (;;)
+			sched_yield();
+	}
+	sleep_ms(300);
+	schedstat_read(a, &r0, NULL, NULL);
+	t0 = now_ns();
+	for (int i = 0; i < 100; i++) {
+		sleep_ms(10);
+		if (!sched_field(a, "rsdl.array", &arr)) {
+			samples++;
+			expired += arr == 1;
+		}
+	}
+	schedstat_read(a, &r1, NULL, NULL);
+	t1 = now_ns();
+	kill_child(a);
+	hogs_stop(&h);
+	share = (double)(r1 - r0) / (t1 - t0);
+	ktap_diag("yielder beside a nice 0 hog: %.3f%% of the CPU (bound %.2f%% = 1 tick / E(hog) "
+		  "%.0f ms); rsdl.array = 1 in %d of %d samples (want >= 90)", 100 * share,
+		  100 * bound, MS(eb), expired, samples);
+	ktap_check(share <= bound && samples == 100 && expired >= 90, "yield_to_expired",
+		   "share %.3f%%, expired in %d/%d samples", 100 * share, expired, samples);
+}
+
+static void test_nice_change(void)
+{
+	static const int seq[] = { -10, 10, -20, 19, 5, 0 };
+	struct task_cfg c[2] = { { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 },
+				 { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 } };
+	struct ktap_sub s = { 0 };
+	struct hogs h;
+
+	if (hogs_start(&h, 2, c)) {
+		ktap_fail("nice_change_mid_rotation", "hogs failed");
+		hogs_stop(&h);
+		return;
+	}
+	for (unsigned int i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		struct rsdl_fields f;
+		int n = seq[i];
+		int64_t q = rsdl_quota_ns(n, RR_MS);
+
+		sleep_ms(7);
+		setpriority(PRIO_PROCESS, h.pid[0], n);
+		if (rsdl_fields_read(h.pid[0], &f, NULL)) {
+			ktap_expect(&s, 0, "cannot read the fields");
+			break;
+		}
+		ktap_diag("nice -> %3d: quota %lld (want %lld), time_slice %lld, usable_slots %lld "
+			  "(want %d), level %lld, array %lld", n, f.quota, (long long)q, f.time_slice,
+			  f.usable_slots, rsdl_usable_slots(n), f.level, f.array);
+		ktap_expect(&s, f.quota == q, "nice %d: quota %lld, want %lld", n, f.quota,
+			    (long long)q);
+		ktap_expect(&s, f.time_slice <= q, "nice %d: time_slice %lld > quota %lld", n,
+			    f.time_slice, (long long)q);
+		ktap_expect(&s, f.usable_slots == rsdl_usable_slots(n),
+			    "nice %d: usable_slots %lld, want %d", n, f.usable_slots,
+			    rsdl_usable_slots(n));
+		ktap_expect(&s, rsdl_level_usable(rsdl_row(n), f.level),
+			    "nice %d: level %lld not usable in the new row", n, f.level);
+	}
+	hogs_stop(&h);
+	ktap_sub_end(&s, "nice_change_mid_rotation");
+}
+
+static void test_idle_level(void)
+{
+	struct task_cfg c[2] = { { .cpu = cpu, .policy = SCHED_IDLE, .nice = 0 },
+				 { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 } };
+	struct ktap_sub s = { 0 };
+	int at39 = 0, n = 0;
+	long long lvl, us = -1, hist_other = -1;
+	struct hogs h;
+
+	if (hogs_start(&h, 2, c)) {
+		ktap_fail("idle_only_level_39", "hogs failed");
+		hogs_stop(&h);
+		return;
+	}
+	for (int i = 0; i < 50; i++) {
+		sleep_ms(10);
+		if (sched_field(h.pid[0], "rsdl.level", &lvl))
+			continue;
+		n++;
+		if (lvl == RSDL_IDLE_LEVEL)
+			at39++;
+		else
+			hist_other = lvl;
+	}
+	sched_field(h.pid[0], "rsdl.usable_slots", &us);
+	hogs_stop(&h);
+	ktap_diag("SCHED_IDLE hog: level 39 in %d of %d samples (other level seen: %lld), "
+		  "usable_slots %lld (want 1)", at39, n, hist_other, us);
+	ktap_expect(&s, n == 50 && at39 == n, "level 39 in %d of %d samples", at39, n);
+	ktap_expect(&s, us == 1, "usable_slots %lld", us);
+	ktap_sub_end(&s, "idle_only_level_39");
+}
+
+static void test_fifo(void)
+{
+	struct task_cfg c[2] = { { .cpu = cpu, .policy = SCHED_OTHER, .nice = -20 },
+				 { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 } };
+	struct lat_stats st;
+	struct hogs h;
+
+	if (hogs_start(&h, 2, c) || sample(SCHED_FIFO, 20, NSAMP, 1 * NSEC_PER_MSEC,
+					    5 * NSEC_PER_MSEC, 14, &st)) {
+		ktap_fail("fifo_preempts_rsdl", "hogs or sampler failed");
+		hogs_stop(&h);
+		return;
+	}
+	hogs_stop(&h);
+	print_lat("SCHED_FIFO waking beside nice -20 and nice 0 hogs", &st);
+	ktap_check(st.p99 <= NSEC_PER_MSEC && st.max <= 5 * NSEC_PER_MSEC, "fifo_preempts_rsdl",
+		   "p99 %.1f us (bound 1000), max %.1f us (bound 5000)", US(st.p99), US(st.max));
+}
+
+int main(void)
+{
+	int r;
+
+	cpu = test_cpu();
+	ktap_plan("rsdl_rules", 8);
+	ktap_watchdog(150);
+	ktap_diag("scheduler: %s, %d CPUs online, test CPU %d", sched_name(), ncpus_online(), cpu);
+	if (become_controller(50) || pin_self(ctl_cpu()))
+		ktap_bail("cannot become SCHED_FIFO controller: %s", strerror(errno));
+	r = rr_interval_set(RR_MS);
+	if (r)
+		ktap_bail("cannot set rr_interval %d: %s", RR_MS, strerror(-r));
+	lat = shared_alloc(sizeof(int64_t) * NSAMP);
+	if (sample(SCHED_OTHER, 0, NSAMP, 2 * NSEC_PER_MSEC, 8 * NSEC_PER_MSEC, 10, &base))
+		ktap_bail("baseline sampler failed");
+	print_lat("baseline: nice 0 waking on the idle CPU", &base);
+	test_normal_preempts();
+	test_nice19_waits();
+	test_batch();
+	test_fork_split();
+	test_yield();
+	test_nice_change();
+	test_idle_level();
+	test_fifo();
+	ktap_finish();
+}
