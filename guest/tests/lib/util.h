@@ -527,6 +527,20 @@ struct rsdl_cpu_stat {
 	long long rotation, prio_level, nr_running, minor, major, overrun, charge;
 };
 
+/* Parse one per-CPU record ("cpu=N rotation=R prio_level=L ..."); 0 or -EINVAL. */
+static inline int rsdl_debugfs_cpu_line(const char *line, struct rsdl_cpu_stat *st)
+{
+	if (kv_get(line, "rotation", &st->rotation, NULL, 0) ||
+	    kv_get(line, "prio_level", &st->prio_level, NULL, 0) ||
+	    kv_get(line, "nr_running", &st->nr_running, NULL, 0) ||
+	    kv_get(line, "minor_rotations", &st->minor, NULL, 0) ||
+	    kv_get(line, "major_rotations", &st->major, NULL, 0) ||
+	    kv_get(line, "max_level_overrun_ns", &st->overrun, NULL, 0) ||
+	    kv_get(line, "max_charge_ns", &st->charge, NULL, 0))
+		return -EINVAL;
+	return 0;
+}
+
 /* The per-CPU record of @cpu in the RSDL debugfs file; 0 or -errno. */
 static inline int rsdl_debugfs_cpu(int cpu, struct rsdl_cpu_stat *st)
 {
@@ -541,15 +555,7 @@ static inline int rsdl_debugfs_cpu(int cpu, struct rsdl_cpu_stat *st)
 		if (kv_get(line, "cpu", &c, NULL, 0) || c != cpu ||
 		    !kv_get(line, "level", NULL, NULL, 0))
 			continue;
-		if (kv_get(line, "rotation", &st->rotation, NULL, 0) ||
-		    kv_get(line, "prio_level", &st->prio_level, NULL, 0) ||
-		    kv_get(line, "nr_running", &st->nr_running, NULL, 0) ||
-		    kv_get(line, "minor_rotations", &st->minor, NULL, 0) ||
-		    kv_get(line, "major_rotations", &st->major, NULL, 0) ||
-		    kv_get(line, "max_level_overrun_ns", &st->overrun, NULL, 0) ||
-		    kv_get(line, "max_charge_ns", &st->charge, NULL, 0))
-			return -EINVAL;
-		return 0;
+		return rsdl_debugfs_cpu_line(line, st);
 	}
 	return -ENOENT;
 }
