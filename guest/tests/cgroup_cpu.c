@@ -4,8 +4,9 @@
  *
  *  1. cpu_controller_setup: enable +cpu in the root's subtree_control, create
  *     a child group, cpu.weight / cpu.weight.nice / cpu.max accept valid
- *     values and read them back, and reject out-of-range ones (cpu.weight 0
- *     and 10001 -> EINVAL, the documented range is 1..10000).
+ *     values and read them back, and reject out-of-range ones: cpu.weight 0
+ *     and 10001 -> ERANGE (cpu_weight_write_u64, range 1..10000), a cpu.max
+ *     period below 1 ms -> EINVAL (tg_set_cfs_bandwidth).
  *  2. hog_runs_in_group: a hog pinned to one CPU is moved into the group
  *     (cgroup.procs, /proc/<pid>/cgroup shows it) and keeps running, and the
  *     group's cpu.stat usage_usec advances.
@@ -111,9 +112,9 @@ static int setup(void)
 	ktap_expect(&s, !cg_read(grp, "cpu.weight", buf, sizeof(buf)) && !strcmp(buf, "50"),
 		    "cpu.weight reads '%s'", buf);
 	r = cg_write(grp, "cpu.weight", "0");
-	ktap_expect(&s, r == -EINVAL, "cpu.weight 0: %s, want EINVAL", strerror(-r));
+	ktap_expect(&s, r == -ERANGE, "cpu.weight 0: %s, want ERANGE", strerror(-r));
 	r = cg_write(grp, "cpu.weight", "10001");
-	ktap_expect(&s, r == -EINVAL, "cpu.weight 10001: %s, want EINVAL", strerror(-r));
+	ktap_expect(&s, r == -ERANGE, "cpu.weight 10001: %s, want ERANGE", strerror(-r));
 	ktap_expect(&s, !cg_read(grp, "cpu.weight", buf, sizeof(buf)) && !strcmp(buf, "50"),
 		    "cpu.weight changed by rejected writes: '%s'", buf);
 	r = cg_write(grp, "cpu.weight.nice", "5");
@@ -122,6 +123,8 @@ static int setup(void)
 		    "cpu.weight.nice reads '%s'", buf);
 	r = cg_write(grp, "cpu.max", "10000 100000");
 	ktap_expect(&s, r == 0, "cpu.max '10000 100000': %s", strerror(-r));
+	r = cg_write(grp, "cpu.max", "10000 500");
+	ktap_expect(&s, r == -EINVAL, "cpu.max period 500 us: %s, want EINVAL", strerror(-r));
 	ktap_expect(&s, !cg_read(grp, "cpu.max", buf, sizeof(buf)) &&
 			       !strcmp(buf, "10000 100000"),
 		    "cpu.max reads '%s'", buf);

@@ -4,14 +4,18 @@
  * starvation guard still gives normal tasks a little time.
  *
  * 1. fifo_wake_latency: a SCHED_FIFO task wakes from an absolute hrtimer on a
- *    CPU busy with normal hogs (two nice 0, one nice -20). It must preempt at
- *    once: p99 <= 1 ms and max <= 5 ms.
- *    Why these bounds: 1 ms is one tick (HZ=1000); a class that let the FIFO
- *    task wait for the next tick-driven reschedule would spread wakes over
- *    [0, 1 tick] and one that let it wait for the hog's slice would show
- *    RSDL quota(-20) = 60 ms or EEVDF slices of several ms. 5 ms is below
- *    RSDL's default nice-0 quota (6 ms), so not a single wake may have sat
- *    behind a whole RSDL slot. The idle-CPU latency is printed as a baseline.
+ *    CPU busy with normal hogs (two nice 0, one nice -20), 1000 times, after
+ *    300 wakes on the idle CPU as a baseline. It must preempt at once:
+ *      p90 <= baseline p90 + 0.5 ms, and max <= 10 ms.
+ *    Why relative: the timer, idle-exit and wakeup path costs whatever the
+ *    kernel build and the emulator make it (the lab's debug kernel under
+ *    icount: ~0.5 ms at p50, a p99 of ~2 ms even on an idle CPU), so only
+ *    what the hogs add is the scheduler's. Half a tick: a class that left
+ *    the FIFO task to the next tick-driven reschedule adds a uniform
+ *    [0, 1 tick] (p90 +0.9 ms); one that left it to the end of a normal
+ *    slice adds more. 10 ms: under RSDL the nice -20 hog holds the CPU most
+ *    of the time in 60 ms slots (quota(-20) at rr_interval 6), so any wake
+ *    that waited for a slot's end would show tens of ms.
  * 2. rt_starvation_guard: a pinned SCHED_FIFO busy loop and a nice 0 hog on
  *    one CPU for 5 s. The normal task may only run through 6.12's guards:
  *    the fair deadline server (debugfs fair_server runtime/period, default
@@ -27,8 +31,8 @@
 
 #define LAT_N 1000
 #define LAT_BASE_N 300
-#define LAT_P99_BOUND (1 * NSEC_PER_MSEC)
-#define LAT_MAX_BOUND (5 * NSEC_PER_MSEC)
+#define LAT_P90_SLACK (NSEC_PER_MSEC / 2)
+#define LAT_MAX_BOUND (10 * NSEC_PER_MSEC)
 #define GUARD_WINDOW_NS (5 * NSEC_PER_SEC)
 
 static void test_wake_latency(int cpu)
@@ -47,8 +51,8 @@ static void test_wake_latency(int cpu)
 		return;
 	}
 	base = lat_summary(lat, LAT_BASE_N);
-	ktap_diag("idle CPU %d baseline: p50 %.1f us, p99 %.1f us, max %.1f us", cpu,
-		  US(base.p50), US(base.p99), US(base.max));
+	ktap_diag("idle CPU %d baseline: p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us",
+		  cpu, US(base.p50), US(base.p90), US(base.p99), US(base.max));
 
 	for (int i = 0; i < 3; i++) {
 		struct task_cfg c = { .cpu = cpu, .policy = SCHED_OTHER, .nice = nices[i] };
@@ -66,12 +70,13 @@ static void test_wake_latency(int cpu)
 		goto out;
 	}
 	st = lat_summary(lat, LAT_N);
-	ktap_diag("FIFO wake beside nice 0,0,-20 hogs on CPU %d: p50 %.1f us, p99 %.1f us "
-		  "(bound %.0f us), max %.1f us (bound %.0f us)", cpu, US(st.p50), US(st.p99),
-		  US(LAT_P99_BOUND), US(st.max), US(LAT_MAX_BOUND));
-	ktap_check(st.p99 <= LAT_P99_BOUND && st.max <= LAT_MAX_BOUND, "fifo_wake_latency",
-		   "p99 %.1f us / max %.1f us over bound %.0f / %.0f us", US(st.p99), US(st.max),
-		   US(LAT_P99_BOUND), US(LAT_MAX_BOUND));
+	ktap_diag("FIFO wake beside nice 0,0,-20 hogs on CPU %d: p50 %.1f us, p90 %.1f us "
+		  "(bound %.1f us = baseline p90 + 500), p99 %.1f us, max %.1f us (bound %.0f us)",
+		  cpu, US(st.p50), US(st.p90), US(base.p90 + LAT_P90_SLACK), US(st.p99),
+		  US(st.max), US(LAT_MAX_BOUND));
+	ktap_check(st.p90 <= base.p90 + LAT_P90_SLACK && st.max <= LAT_MAX_BOUND,
+		   "fifo_wake_latency", "p90 %.1f us / max %.1f us over bound %.1f / %.0f us",
+		   US(st.p90), US(st.max), US(base.p90 + LAT_P90_SLACK), US(LAT_MAX_BOUND));
 out:
 	for (int i = 0; i < 3; i++)
 		kill_child(hog[i]);

@@ -19,8 +19,9 @@
  *  3. batch_never_wakeup_preempts (rule 11): beside a nice 19 hog, a
  *     SCHED_BATCH sleeper waits for the hog's slot to end (its latency is
  *     spread over [0, quota]: expected p50 = quota / 2 = 3 ms; asserted
- *     p50 >= quota / 4 and max <= quota + 2 ticks), while the same sleeper
- *     as SCHED_NORMAL preempts (p50 <= base_p50 + quota / 10).
+ *     p50 >= quota / 4 and max <= quota + 1 tick of overrun + base_max, the
+ *     worst wake-path cost seen on the idle CPU), while the same sleeper as
+ *     SCHED_NORMAL preempts (p50 <= base_p50 + quota / 10).
  *  4. fork_split (rule 8): 20 forks of a task that has just taken a fresh
  *     slot: the child's time_slice (read while it sleeps) is > 0 and
  *     <= half of the parent's read just before the fork, child + parent
@@ -37,8 +38,12 @@
  *  7. idle_only_level_39 (rule 11): a SCHED_IDLE hog beside a nice 0 hog
  *     reads rsdl.level 39 in all 50 samples and rsdl.usable_slots 1.
  *  8. fifo_preempts_rsdl (rule 11): a SCHED_FIFO sleeper beside nice -20 and
- *     nice 0 hogs: p99 <= 1 ms and max <= 5 ms (quota(-20) = 60 ms: one wake
- *     left behind an RSDL slot shows up by far).
+ *     nice 0 hogs: p90 <= its idle-CPU baseline p90 + 0.5 ms and max <= 10 ms
+ *     (quota(-20) = 60 ms: one wake left behind an RSDL slot shows up by far;
+ *     see fifo_preempt.c for why the bounds are relative plus one absolute).
+ * Latency bounds are relative to the idle-CPU baseline because the wake path
+ * itself costs what the kernel build and the emulator make it (~0.5 ms at
+ * p50 for the lab's debug kernel under icount).
  */
 #include <sys/resource.h>
 #include "util.h"
@@ -175,8 +180,9 @@ static void test_batch(void)
 	print_lat("SCHED_NORMAL beside a nice 19 hog", &sn);
 	ktap_diag("quota %.1f ms: BATCH p50 expected %.2f ms, asserted >= %.2f ms, max <= %.2f ms; "
 		  "NORMAL p50 asserted <= %.1f us", MS(q), MS(q / 2), MS(q / 4),
-		  MS(q + 2 * RSDL_TICK_NS), US(base.p50 + q / 10));
-	ktap_check(sb.p50 >= q / 4 && sb.max <= q + 2 * RSDL_TICK_NS && sn.p50 <= base.p50 + q / 10,
+		  MS(q + RSDL_TICK_NS + base.max), US(base.p50 + q / 10));
+	ktap_check(sb.p50 >= q / 4 && sb.max <= q + RSDL_TICK_NS + base.max &&
+			   sn.p50 <= base.p50 + q / 10,
 		   "batch_never_wakeup_preempts",
 		   "BATCH p50 %.2f ms max %.2f ms, NORMAL p50 %.1f us", MS(sb.p50), MS(sb.max),
 		   US(sn.p50));
@@ -368,9 +374,14 @@ static void test_fifo(void)
 {
 	struct task_cfg c[2] = { { .cpu = cpu, .policy = SCHED_OTHER, .nice = -20 },
 				 { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 } };
-	struct lat_stats st;
+	struct lat_stats st, fb;
 	struct hogs h;
 
+	if (sample(SCHED_FIFO, 20, NSAMP, 1 * NSEC_PER_MSEC, 5 * NSEC_PER_MSEC, 15, &fb)) {
+		ktap_fail("fifo_preempts_rsdl", "baseline sampler failed");
+		return;
+	}
+	print_lat("baseline: SCHED_FIFO waking on the idle CPU", &fb);
 	if (hogs_start(&h, 2, c) || sample(SCHED_FIFO, 20, NSAMP, 1 * NSEC_PER_MSEC,
 					    5 * NSEC_PER_MSEC, 14, &st)) {
 		ktap_fail("fifo_preempts_rsdl", "hogs or sampler failed");
@@ -379,8 +390,11 @@ static void test_fifo(void)
 	}
 	hogs_stop(&h);
 	print_lat("SCHED_FIFO waking beside nice -20 and nice 0 hogs", &st);
-	ktap_check(st.p99 <= NSEC_PER_MSEC && st.max <= 5 * NSEC_PER_MSEC, "fifo_preempts_rsdl",
-		   "p99 %.1f us (bound 1000), max %.1f us (bound 5000)", US(st.p99), US(st.max));
+	ktap_diag("bounds: p90 <= %.1f us (baseline p90 + 500 us), max <= 10000 us",
+		  US(fb.p90 + HALF_TICK));
+	ktap_check(st.p90 <= fb.p90 + HALF_TICK && st.max <= 10 * NSEC_PER_MSEC,
+		   "fifo_preempts_rsdl", "p90 %.1f us (bound %.1f), max %.1f us (bound 10000)",
+		   US(st.p90), US(fb.p90 + HALF_TICK), US(st.max));
 }
 
 int main(void)

@@ -677,10 +677,11 @@ struct hog_slot {
 	volatile uint64_t wrong_cpu;	/* samples on a CPU other than slot->want_cpu */
 	volatile int want_cpu;
 	volatile int stop;
+	volatile int64_t cpu_change_ns;	/* HOG_GETCPU: when the sampled CPU last changed */
 	/* HOG_GAP: gaps (> gap_ns between consecutive clock reads) inside [win_start, win_end] */
 	volatile int64_t win_start, win_end;
 	volatile int64_t max_gap, first_in_win, last_in_win, ngaps;
-	char pad[32];
+	char pad[24];
 };
 
 enum hog_kind {
@@ -699,16 +700,25 @@ struct task_cfg {
 	int prio;	/* RT policies */
 };
 
-/* Apply pinning and policy to the calling process; 0 or -errno. */
-static inline int task_cfg_apply(const struct task_cfg *c)
+static inline int task_cfg_policy(const struct task_cfg *c)
 {
-	int r;
-
-	if (c->cpu >= 0 && (r = pin_self(c->cpu)))
-		return r;
 	if (c->policy == SCHED_FIFO || c->policy == SCHED_RR)
 		return set_policy(0, c->policy, c->prio, 0);
 	return set_policy(0, c->policy, c->nice, 0);
+}
+
+/*
+ * Apply policy, then pinning, to the calling process; 0 or -errno. Policy
+ * first: a nice 19 task that moved onto a CPU owned by a nice -20 hog before
+ * renicing itself could wait seconds (EEVDF) for the CPU time to do so.
+ */
+static inline int task_cfg_apply(const struct task_cfg *c)
+{
+	int r = task_cfg_policy(c);
+
+	if (r)
+		return r;
+	return c->cpu >= 0 ? pin_self(c->cpu) : 0;
 }
 
 static inline void hog_loop(struct hog_slot *s, enum hog_kind kind, int64_t max_ns)
@@ -725,6 +735,8 @@ static inline void hog_loop(struct hog_slot *s, enum hog_kind kind, int64_t max_
 		if (kind == HOG_GETCPU) {
 			int c = sched_getcpu();
 
+			if (c != s->cpu)
+				s->cpu_change_ns = now_ns();
 			s->cpu = c;
 			if (s->want_cpu >= 0 && c != s->want_cpu)
 				s->wrong_cpu++;
@@ -770,8 +782,18 @@ static inline pid_t spawn_hog(const struct task_cfg *c, struct hog_slot *s, enum
 	pid_t pid = fork_child();
 
 	if (pid == 0) {
-		int r = task_cfg_apply(c);
+		int r = task_cfg_policy(c);
 
+		/*
+		 * Ready before the move to the target CPU: a low-weight hog may
+		 * legitimately wait long there for its first slice (its share is
+		 * what the tests measure), so "ready" cannot mean "has run there".
+		 */
+		if (!r) {
+			s->ready = 1;
+			if (c->cpu >= 0)
+				r = pin_self(c->cpu);
+		}
 		if (r) {
 			fprintf(stderr, "hog: setup failed: %s\n", strerror(-r));
 			s->ready = -1;
