@@ -273,6 +273,9 @@ int main(int argc, char **argv)
 	if (migrate) {
 		if (n_online < 2)
 			ktap_bail("--migrate needs 2 online CPUs, %d online", n_online);
+		/* FIFO so that sharing a CPU with the hog never delays the polling */
+		if (become_controller(50))
+			ktap_bail("cannot become SCHED_FIFO controller: %s", strerror(errno));
 		test_migrate();
 		test_offline_mask(victim);
 	} else {

@@ -33,6 +33,7 @@
 static int ktap_planned;
 static int ktap_done;
 static int ktap_nfail;
+static int ktap_bailed;
 static pid_t ktap_main_pid;
 static const char *ktap_prog = "test";
 
@@ -233,9 +234,10 @@ static inline void __attribute__((noreturn)) ktap_finish(void)
 		ktap_diag("BUG: %d results for a plan of %d", ktap_done, ktap_planned);
 		ktap_nfail++;
 	}
-	ktap_diag("%s: %d/%d passed", ktap_prog, ktap_done - ktap_nfail, ktap_done);
+	ktap_diag("%s: %d/%d passed%s", ktap_prog, ktap_done - ktap_nfail, ktap_done,
+		  ktap_bailed ? " (aborted)" : "");
 	fflush(stdout);
-	exit(ktap_nfail ? 1 : 0);
+	exit(ktap_nfail || ktap_bailed ? 1 : 0);
 }
 
 /* Abort the program: remaining subtests are reported not ok by ktap_finish. */
@@ -248,7 +250,7 @@ static inline void __attribute__((noreturn)) ktap_bail(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	ktap_diag("fatal: %s", buf);
-	ktap_nfail++;
+	ktap_bailed = 1;
 	ktap_finish();
 }
 

@@ -39,6 +39,8 @@
 #define NSEC_PER_SEC 1000000000LL
 #define NSEC_PER_MSEC 1000000LL
 #define NSEC_PER_USEC 1000LL
+#define MS(ns) ((double)(ns) / 1e6)
+#define US(ns) ((double)(ns) / 1e3)
 
 /* ---- time ----------------------------------------------------------------- */
 
@@ -807,7 +809,7 @@ static inline pid_t spawn_hog(const struct task_cfg *c, struct hog_slot *s, enum
 /* Wait until every slot is ready (1); returns 0, or -1 (setup failure/timeout). */
 static inline int hogs_wait_ready(struct hog_slot *s, int n, int64_t timeout_ns)
 {
-	int64_t end = now_ns() + timeout_ns;
+	int64_t t0 = now_ns(), end = t0 + timeout_ns;
 
 	for (;;) {
 		int ok = 0;
@@ -819,8 +821,26 @@ static inline int hogs_wait_ready(struct hog_slot *s, int n, int64_t timeout_ns)
 		}
 		if (ok == n)
 			return 0;
-		if (now_ns() > end)
+		if (now_ns() > end) {
+			ktap_diag("hogs not ready after %.0f ms:", MS(now_ns() - t0));
+			for (int i = 0; i < n; i++)
+				ktap_diag("  slot %d: ready %d, %llu passes, last seen %.1f ms ago", i,
+					  s[i].ready, (unsigned long long)s[i].iters,
+					  s[i].last_ns ? MS(now_ns() - s[i].last_ns) : -1.0);
+			for (int i = 0; i < ktap_nchildren; i++) {
+				char path[64], buf[1024], *p;
+				long long run = -1, wait = -1;
+
+				snprintf(path, sizeof(path), "/proc/%d/stat", (int)ktap_children[i]);
+				if (read_file(path, buf, sizeof(buf)) < 0)
+					continue;
+				p = strrchr(buf, ')');
+				schedstat_read(ktap_children[i], &run, &wait, NULL);
+				ktap_diag("  child %d: state %c, runtime %.1f ms, run delay %.1f ms",
+					  (int)ktap_children[i], p ? p[2] : '?', MS(run), MS(wait));
+			}
 			return -1;
+		}
 		sleep_ms(1);
 	}
 }
@@ -928,7 +948,5 @@ static inline int run_wake_sampler(const struct task_cfg *c, int64_t *lat, int n
 	return (WIFEXITED(st) && WEXITSTATUS(st) == 0) ? 0 : -1;
 }
 
-#define MS(ns) ((double)(ns) / 1e6)
-#define US(ns) ((double)(ns) / 1e3)
 
 #endif /* LAB_UTIL_H */
