@@ -8,10 +8,17 @@
  * chosen by the running scheduler. Tolerance: +-3 share points absolute
  * (the issue's figure).
  *
- * Measured share = the hog's loop passes / all hogs' loop passes over the
- * window: every hog runs the same loop on the same CPU, so this does not
- * depend on the kernel's runtime accounting. The accounting's view
- * (/proc/<pid>/schedstat) is printed beside it.
+ * Measured share = the hog's runtime (/proc/<pid>/schedstat) / all hogs'
+ * runtime over the window, asserted within +-3 points. Cross-check that does
+ * not trust the kernel's accounting: loop passes / all hogs' loop passes
+ * (every hog runs the same loop on the same CPU), within +-6 points. The loop
+ * count also loses each switch-in's cost (cache and TLB refill, the return
+ * to user space), which is charged as runtime but does no loop work and hits
+ * the most often switched task hardest: 2.8 points for nice 5 of 0/5 on one
+ * CPU with the lab's debug kernel under EEVDF. The cross-check is there to
+ * catch gross accounting errors (time charged to the wrong task), which the
+ * accounting program tests directly; twice the share tolerance keeps it
+ * clear of the switch cost.
  *
  * How it could pass while wrong: a scheduler ignoring nice gives 50/50 and
  * fails every mixed row; a scheduler using the other table fails 0/5, 0/10,
@@ -22,6 +29,7 @@
 #define SETTLE_NS (500 * NSEC_PER_MSEC)
 #define WINDOW_NS (3000 * NSEC_PER_MSEC)
 #define TOL_POINTS 3.0
+#define TOL_LOOP_POINTS 6.0
 /*
  * RSDL: rr_interval 2 ms. The expected shares depend on rr only through
  * quota's max() (|nice| < 7), which none of these mixes hits except
@@ -90,18 +98,21 @@ static void run_mix(int m, int rsdl, int rr, int cpu)
 	}
 	ktap_diag("%s: window %.0f ms on CPU %d, hogs ran %.1f%% of it (schedstat)", name,
 		  MS(t1 - t0), cpu, 100.0 * rsum / (t1 - t0));
-	ktap_diag("  nice  expected%%  measured%%  (schedstat%%)");
+	ktap_diag("  nice  expected%%  measured%%  (loop count%%)");
 	for (int i = 0; i < n; i++) {
 		double exp = 100.0 * (rsdl ? rsdl_share(t, n, i, rr) : eevdf_share(t, n, i));
-		double got = isum ? 100.0 * (i1[i] - i0[i]) / isum : 0;
-		double acc = rsum ? 100.0 * (r1[i] - r0[i]) / rsum : 0;
+		double loop = isum ? 100.0 * (i1[i] - i0[i]) / isum : 0;
+		double got = rsum ? 100.0 * (r1[i] - r0[i]) / rsum : 0;
 
-		ktap_diag("  %4d  %9.2f  %9.2f  (%6.2f)", t[i].nice, exp, got, acc);
+		ktap_diag("  %4d  %9.2f  %9.2f  (%6.2f)", t[i].nice, exp, got, loop);
 		ktap_expect(&sub, got >= exp - TOL_POINTS && got <= exp + TOL_POINTS,
 			    "nice %d: measured %.2f%%, expected %.2f%% +-%.0f", t[i].nice, got,
 			    exp, TOL_POINTS);
+		ktap_expect(&sub, loop >= exp - TOL_LOOP_POINTS && loop <= exp + TOL_LOOP_POINTS,
+			    "nice %d: loop-count share %.2f%%, expected %.2f%% +-%.0f", t[i].nice,
+			    loop, exp, TOL_LOOP_POINTS);
 	}
-	ktap_expect(&sub, isum > 0, "no progress at all");
+	ktap_expect(&sub, isum > 0 && rsum > 0, "no progress at all");
 	ktap_sub_end(&sub, name);
 out:
 	for (int i = 0; i < n; i++)
