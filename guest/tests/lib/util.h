@@ -729,7 +729,6 @@ static inline void hog_loop(struct hog_slot *s, enum hog_kind kind, int64_t max_
 	uint64_t n = 0;
 
 	s->last_ns = start;
-	s->ready = 1;
 	for (;;) {
 		for (int i = 0; i < HOG_INNER; i++)
 			__asm__ __volatile__("" ::: "memory");
@@ -777,32 +776,53 @@ static inline void hog_loop(struct hog_slot *s, enum hog_kind kind, int64_t max_
 /*
  * Fork a hog: pinned/policy per @c, looping with @kind, stopping by itself
  * after @max_ns (0 = only when killed) so nothing outlives a broken test.
+ *
+ * The child blocks on a pipe until the parent has set its policy and its
+ * affinity (sched_setattr/sched_setaffinity on the sleeping child), so it
+ * first runs on its own CPU with its own policy: hogs never compete for the
+ * parent's CPU while setting themselves up (a nice -20 sibling there would
+ * delay the others' setup by up to seconds), and a nice 19 hog does not have
+ * to win CPU time beside a nice -20 hog to renice itself. "ready" means
+ * configured, not "has run": a low-weight hog may legitimately wait long for
+ * its first slice, and its share is what the tests measure.
  */
 static inline pid_t spawn_hog(const struct task_cfg *c, struct hog_slot *s, enum hog_kind kind,
 			      int64_t max_ns)
 {
-	pid_t pid = fork_child();
+	int gate[2], r;
+	pid_t pid;
+	char go = 0;
 
+	if (pipe(gate))
+		ktap_bail("pipe: %s", strerror(errno));
+	pid = fork_child();
 	if (pid == 0) {
-		int r = task_cfg_policy(c);
-
-		/*
-		 * Ready before the move to the target CPU: a low-weight hog may
-		 * legitimately wait long there for its first slice (its share is
-		 * what the tests measure), so "ready" cannot mean "has run there".
-		 */
-		if (!r) {
-			s->ready = 1;
-			if (c->cpu >= 0)
-				r = pin_self(c->cpu);
-		}
-		if (r) {
-			fprintf(stderr, "hog: setup failed: %s\n", strerror(-r));
-			s->ready = -1;
+		close(gate[1]);
+		if (read(gate[0], &go, 1) != 1 || go != 'g')
 			_exit(1);
-		}
+		close(gate[0]);
 		hog_loop(s, kind, max_ns);
 	}
+	close(gate[0]);
+	if (c->policy == SCHED_FIFO || c->policy == SCHED_RR)
+		r = set_policy(pid, c->policy, c->prio, 0);
+	else
+		r = set_policy(pid, c->policy, c->nice, 0);
+	if (!r && c->cpu >= 0)
+		r = pin_pid(pid, c->cpu);
+	if (r) {
+		ktap_diag("hog setup (%s, nice %d / prio %d, CPU %d) failed: %s",
+			  policy_name(c->policy), c->nice, c->prio, c->cpu, strerror(-r));
+		s->ready = -1;
+		close(gate[1]);
+		return pid;
+	}
+	go = 'g';
+	if (write(gate[1], &go, 1) != 1)
+		s->ready = -1;
+	else
+		s->ready = 1;
+	close(gate[1]);
 	return pid;
 }
 
