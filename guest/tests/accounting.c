@@ -34,7 +34,7 @@ static int cpu;
 
 struct acct {
 	volatile int64_t wall, tcpu, sched, rus, pcpu;
-	volatile int done;
+	volatile int done, cpu_start, cpu_end;
 };
 
 static int64_t rusage_self_ns(void)
@@ -69,7 +69,9 @@ static void measured_hog(struct acct *a, int64_t ns)
 	long long s0, s1;
 	int64_t w0, c0, r0;
 
-	pin_self(cpu);
+	if (pin_self(cpu))
+		_exit(1);
+	a->cpu_start = sched_getcpu();
 	schedstat_read(getpid(), &s0, NULL, NULL);
 	r0 = rusage_self_ns();
 	c0 = thread_cpu_ns();
@@ -82,6 +84,7 @@ static void measured_hog(struct acct *a, int64_t ns)
 	a->sched = s1 - s0;
 	a->rus = rusage_self_ns() - r0;
 	a->pcpu = process_cpu_ns();
+	a->cpu_end = sched_getcpu();
 	a->done = 1;
 	_exit(0);
 }
@@ -135,8 +138,9 @@ static void test_two(void)
 	wall = a[0].wall > a[1].wall ? a[0].wall : a[1].wall;
 	sum = a[0].sched + a[1].sched;
 	ktap_diag("two hogs on CPU %d: schedstat %.1f + %.1f = %.1f ms over %.1f ms wall "
-		  "(%.1f%%, bounds 95..105%%)", cpu, MS(a[0].sched), MS(a[1].sched), MS(sum),
-		  MS(wall), 100.0 * sum / wall);
+		  "(%.1f%%, bounds 95..105%%); CPUs seen %d->%d and %d->%d", cpu, MS(a[0].sched),
+		  MS(a[1].sched), MS(sum), MS(wall), 100.0 * sum / wall, a[0].cpu_start,
+		  a[0].cpu_end, a[1].cpu_start, a[1].cpu_end);
 	ktap_check(a[0].done && a[1].done && in_range(sum, wall, 0.95, 1.05),
 		   "two_hogs_sum_to_wall", "sum %.1f%% of wall", 100.0 * sum / wall);
 }

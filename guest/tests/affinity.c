@@ -78,9 +78,16 @@ static void test_pinned(void)
 		for (int i = 0; i < np + nu; i++)
 			it0[i] = s[i].iters;
 		sleep_ms(2000);
-		for (int i = 0; i < np + nu; i++)
-			ktap_expect(&sub, s[i].iters > it0[i], "hog %d (%s) made no progress", i,
-				    i < np ? "pinned" : "unpinned");
+		for (int i = 0; i < np + nu; i++) {
+			long long run = -1, wait = -1;
+
+			schedstat_read(pid[i], &run, &wait, NULL);
+			if (!ktap_expect(&sub, s[i].iters > it0[i], "hog %d (%s) made no progress", i,
+					 i < np ? "pinned" : "unpinned"))
+				ktap_diag("hog %d: state %c, runtime %.1f ms, run delay %.1f ms, "
+					  "%llu passes", i, proc_state(pid[i]), MS(run), MS(wait),
+					  (unsigned long long)s[i].iters);
+		}
 	}
 	for (int i = 0; i < np; i++) {
 		if (sched_field(pid[i], "se.nr_migrations", &m1[i]))
