@@ -17,7 +17,8 @@ B=$RSDL_WORK/build-$flavour
 LOG=$RSDL_WORK/build-$flavour.log
 frags=("${fragments[@]/#/$REPO/configs/}")
 frags=("${frags[@]/%/.config}")
-kmake=(make -C "$LINUX" O="$B" CC="ccache gcc" -j"$(nproc)")
+# LOCALVERSION= (empty): no "+" suffix for the git tree in the release string
+kmake=(make -C "$LINUX" O="$B" CC="ccache gcc" LOCALVERSION= -j"$(nproc)")
 [ -d "$LINUX/.git" ] || die "no kernel tree in $LINUX (scripts/prepare-tree.sh makes it)"
 mkdir -p "$B" "$CCACHE_DIR"
 t0=$(date +%s)

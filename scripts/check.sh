@@ -3,7 +3,8 @@
 # one verdict line per test, "N passed, N failed" at the end.
 #   BOOTS="selftest-warn eevdf-smp2 ..."  run only these boots
 #   KERNEL=/path/bzImage                  test that image instead of building one
-#   ACCEL=icount|multi  BOOT_TIMEOUT=seconds (per boot, default 1200)
+#   ACCEL=icount|multi  (default: icount for 1-CPU boots, multi for SMP boots; see README)
+#   BOOT_TIMEOUT=seconds (per boot, default 1200)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 STAGE=check
@@ -19,7 +20,7 @@ timed() {
 	shift
 	t0=$(date +%s)
 	"$@"
-	timings+=("$(printf '%-16s %s' "$name" "$(since "$t0")")")
+	timings+=("$(printf '%-20s %s' "$name" "$(since "$t0")")")
 }
 
 timed deps "$S/deps.sh"
@@ -42,7 +43,8 @@ timed initramfs "$S/build-initramfs.sh"
 
 has_rsdl=
 grep -q '^CONFIG_SCHED_RSDL=y' "$kconfig" 2>/dev/null && has_rsdl=1
-say "kernel: $KERNEL ($(strings "$KERNEL" | grep -m1 -o '^6\.[0-9.]*[^ ]* ([^)]*)' || echo '?'))," \
+ver=$(strings "$KERNEL" | grep -m1 -o '^6\.[0-9.]*[^ ]* ([^)]*)' || true)
+say "kernel: $KERNEL (${ver:-?})," \
 	"$([ -n "$has_rsdl" ] && echo 'CONFIG_SCHED_RSDL=y' || echo 'no CONFIG_SCHED_RSDL')"
 
 all="selftest-warn selftest-fail eevdf-smp2 rsdl-smp1 rsdl-smp2"
@@ -52,10 +54,11 @@ not_run=()
 
 # boot NAME SMP CMDLINE: boot once, judge it into $runs/NAME/verdict; returns the verdict
 boot() {
-	local name=$1 smp=$2 cmdline=$3 dir=$runs/$1
+	local name=$1 smp=$2 cmdline=$3 dir=$runs/$1 accel=${ACCEL:-multi}
+	[ -n "${ACCEL:-}" ] || [ "$smp" != 1 ] || accel=icount
 	mkdir -p "$dir"
 	"$S/run-qemu.sh" -k "$KERNEL" -n "$name" -o "$dir" -s "$smp" -c "$cmdline" \
-		-a "${ACCEL:-icount}" -t "${BOOT_TIMEOUT:-1200}" || true
+		-a "$accel" -t "${BOOT_TIMEOUT:-1200}" || true
 	"$S/ktap-verdict.sh" -n "$name" "$dir/ktap.log" "$dir/console.log" \
 		"$(cat "$dir/qemu-status")" >"$dir/verdict"
 }
@@ -96,18 +99,23 @@ for b in $boots; do
 	*) die "unknown boot '$b' (known: $all)" ;;
 	esac
 	grep -v "^$b: " "$runs/$b/verdict"
-	timings+=("$(printf '%-16s %s' "boot $b" "$(since "$t0")")")
+	timings+=("$(printf '%-20s %s' "boot $b" "$(since "$t0")")")
 done
 
 echo
 echo "===== make check: $KERNEL"
-cat "$results"
+grep '^[A-Z]*  harness/' "$results" || true
+for b in $boots; do
+	n=$(grep -c "^[A-Z]*  $b/" "$results" || true)
+	[ "$n" = 0 ] || echo "$b: $(grep -c "^PASS  $b/" "$results" || true) passed, $(grep -c "^FAIL  $b/" "$results" || true) failed"
+done
+grep '^FAIL  ' "$results" || true
 if [ ${#not_run[@]} -gt 0 ]; then
 	echo "NOT RUN: ${not_run[*]} — the kernel has no CONFIG_SCHED_RSDL=y (series without RSDL yet)"
 fi
 echo "logs: $runs"
 echo "wall time:"
-printf '  %s\n' "${timings[@]}" "$(printf '%-16s %s' total "$(since "$t_start")")"
+printf '  %s\n' "${timings[@]}" "$(printf '%-20s %s' total "$(since "$t_start")")"
 passed=$(grep -c '^PASS  ' "$results" || true)
 failed=$(grep -c '^FAIL  ' "$results" || true)
 echo "$passed passed, $failed failed"

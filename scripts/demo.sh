@@ -2,7 +2,7 @@
 # make demo: build the benchmark ("perf") kernel, boot it and run the benchmarks of
 # guest/lab/run/demo.list, then write a results directory with the raw output and report.md.
 # For now EEVDF only (rsdl=off); the RSDL side-by-side comparison is pending.
-#   KERNEL=bzImage  SMP=2  ACCEL=icount|multi  RESULTS=dir
+#   KERNEL=bzImage  SMP=2  ACCEL=icount|multi (default: multi for SMP, icount for SMP=1)  RESULTS=dir
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 STAGE=demo
@@ -16,7 +16,8 @@ if [ -z "${KERNEL:-}" ]; then
 fi
 "$S/build-initramfs.sh"
 out=${RESULTS:-$RSDL_WORK/results/$(date +%Y%m%d-%H%M%S)-demo}
-smp=${SMP:-2} accel=${ACCEL:-icount}
+smp=${SMP:-2} accel=${ACCEL:-multi}
+[ -n "${ACCEL:-}" ] || [ "$smp" != 1 ] || accel=icount # same rule as make check
 mkdir -p "$out"
 
 # Schedulers to compare: name and kernel command line. RSDL joins here once it boots.
@@ -52,8 +53,12 @@ e=$out/eevdf
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), host: $(nproc) CPUs"
 	echo "- kernel: $(tr -d '\r' <"$e/console.log" | grep -m1 -o 'Linux version [^ ]*' || echo '?') ($KERNEL)"
-	echo "- guest: QEMU TCG, -smp $smp, -m 1024M, accel $accel$([ "$accel" = icount ] &&
-		echo ' (times are guest virtual time: 16 ns per instruction, independent of host load)')"
+	if [ "$accel" = icount ]; then
+		clock="guest virtual time, 16 ns per instruction, independent of host load"
+	else
+		clock="guest time = host wall time, noisy when the host is busy"
+	fi
+	echo "- guest: QEMU TCG, -smp $smp, -m 1024M, accel $accel ($clock)"
 	echo "- cmdline: rsdl=off lab.run=demo (stock EEVDF)"
 	echo "- boot verdict: $(tail -n 1 "$e/verdict")"
 	echo
