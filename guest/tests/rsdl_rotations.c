@@ -9,8 +9,12 @@
  *     CPU with integer rotation, prio_level (0..39), nr_running,
  *     minor_rotations, major_rotations, max_level_overrun_ns, max_charge_ns;
  *     per-level records with cpu, array (active|expired), level (0..39),
- *     queued >= 1, quota_ns, closed (0|1). The hog CPU shows nr_running >= 3
- *     and at least one per-level record. Any other line is an error.
+ *     queued >= 0, quota_ns, closed (0|1) (a level is listed when it has
+ *     queued tasks, a non-zero quota or is closed, so queued=0 is legal).
+ *     Consistency: for each CPU the sum of queued over both arrays equals that
+ *     CPU's nr_running (one CPU's lines are printed under its runqueue lock),
+ *     in both snapshots. The hog CPU shows nr_running >= 3 and at least one
+ *     per-level record. Any other line is an error.
  *  2. rotations_advance: over a 1.1 s window the hog CPU's major_rotations
  *     grows by window / sum E = 1100 / (40 + 40 + 30) = 10 rotations +-30 %
  *     (each rotation serves exactly the hogs' entitlements, overruns being
@@ -31,6 +35,7 @@ struct snapshot {
 	int ncpu_lines, nlevel_lines, hog_levels, errors;
 	struct rsdl_cpu_stat cpu[MAXCPU];
 	int seen[MAXCPU];
+	long long queued[MAXCPU];	/* sum of queued over both arrays */
 	long long rr;
 };
 
@@ -74,8 +79,10 @@ static int take(struct snapshot *sn, int hog_cpu, int verbose)
 			if (kv_get(line, "array", NULL, arr, sizeof(arr)) ||
 			    (strcmp(arr, "active") && strcmp(arr, "expired")))
 				parse_error(sn, "array", line);
-			if (kv_get(line, "queued", &q, NULL, 0) || q < 1)
+			if (kv_get(line, "queued", &q, NULL, 0) || q < 0)
 				parse_error(sn, "queued", line);
+			else
+				sn->queued[c] += q;
 			if (kv_get(line, "quota_ns", &quota, NULL, 0))
 				parse_error(sn, "quota_ns", line);
 			if (kv_get(line, "closed", &closed, NULL, 0) || (closed != 0 && closed != 1))
@@ -145,6 +152,15 @@ int main(void)
 	for (int i = 0; i < n; i++)
 		ktap_expect(&s, a.seen[i] == 1 && b.seen[i] == 1, "CPU %d: %d/%d per-CPU records", i,
 			    a.seen[i], b.seen[i]);
+	for (int i = 0; i < n; i++) {
+		ktap_diag("CPU %d: nr_running %lld / %lld, sum of queued %lld / %lld (1st / 2nd "
+			  "snapshot)", i, a.cpu[i].nr_running, b.cpu[i].nr_running, a.queued[i],
+			  b.queued[i]);
+		ktap_expect(&s, a.queued[i] == a.cpu[i].nr_running &&
+				    b.queued[i] == b.cpu[i].nr_running,
+			    "CPU %d: sum of queued %lld / %lld != nr_running %lld / %lld", i,
+			    a.queued[i], b.queued[i], a.cpu[i].nr_running, b.cpu[i].nr_running);
+	}
 	ktap_expect(&s, a.cpu[cpu].nr_running >= 3, "hog CPU nr_running %lld, want >= 3",
 		    a.cpu[cpu].nr_running);
 	ktap_expect(&s, a.hog_levels > 0, "no per-level record for the hog CPU");

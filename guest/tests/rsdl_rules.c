@@ -12,9 +12,24 @@
  *     would wait for the hog's slot to end: uniform over 6 ms, p90 ~5.4 ms.
  *  2. nice19_wake_waits (rule 7), rr_interval 2: a nice 19 task (only slot:
  *     level 20) waking beside two nice 0 hogs does not preempt them while
- *     they run at levels below 20. Expected delayed fraction = nice 0 slots
- *     below level 20 / all nice 0 slots = 10/20; asserted: >= half of that
- *     is delayed by more than base_p99 + 0.5 ms, and the worst latency is
+ *     they run at levels below 20: in each rotation (sum E = 2 + 40 + 40 ms)
+ *     the hogs first use their 10 slots below level 20 (the stretch: 2 hogs x
+ *     10 x quota = 40 ms), and the task's first wake in that stretch waits
+ *     until it ends; in the rest of the rotation it preempts at once. The
+ *     fraction of wakes that are delayed says little (a delayed wake waits
+ *     tens of ms during which no other sample is taken, undelayed ones follow
+ *     each other), so the criterion is by time: the fraction of the
+ *     measurement window the task spent waiting in delayed wakes (latency >
+ *     base_p99 + 0.5 ms), sum of those latencies / window. Expected: (stretch
+ *     - the mean time the task still sleeps when the stretch begins, E[P^2] /
+ *     2E[P] for periods P uniform in 12..24 ms) / sum E = (40 - 9.3) / 82 =
+ *     37 %; asserted >= half of that. A kernel that let it preempt would show
+ *     ~0 %. This holds only while the task stays a sleeper, below its
+ *     entitlement (E(19) / sum E = 2.4 % of the CPU; a task at its
+ *     entitlement expires and waits whatever rule 7 does): hence the long
+ *     periods and no work after a wake (under emulation a wake still costs
+ *     ~0.3 ms); its measured CPU share must stay below 3/4 of the
+ *     entitlement. Also: the longest delay is >= half of the stretch and
  *     within the sleeper bound 2 x sum_{q != p} (E(q) + quota(q)).
  *  3. batch_never_wakeup_preempts (rule 11): beside a nice 19 hog, a
  *     SCHED_BATCH sleeper waits for the hog's slot to end (its latency is
@@ -22,10 +37,20 @@
  *     p50 >= quota / 4 and max <= quota + 1 tick of overrun + base_max, the
  *     worst wake-path cost seen on the idle CPU), while the same sleeper as
  *     SCHED_NORMAL preempts (p50 <= base_p50 + quota / 10).
- *  4. fork_split (rule 8): 20 forks of a task that has just taken a fresh
- *     slot: the child's time_slice (read while it sleeps) is > 0 and
- *     <= half of the parent's read just before the fork, child + parent
- *     after <= parent before, and the child starts on the parent's level.
+ *  4. fork_split (rule 8): 20 forks of a pinned nice -20 task P that has at
+ *     least 3/4 of a slot left (quota(-20) = 60 ms: the >= 22 ms P keeps after
+ *     fork() leave ample room for the two /proc reads even when the emulator
+ *     charges a jump of several ms). The child C must not have run when it is read
+ *     (once it runs it may exhaust its half and legally take its next slot):
+ *     C is queued at P's level behind P and does not preempt it (rule 7
+ *     needs a strictly lower level), so P reads /proc/C/sched right after
+ *     fork() without sleeping, then its own. A sample is valid when C's
+ *     se.sum_exec_runtime is 0 (C has not run) and P is still in the slot it
+ *     had before fork() (same level and rotation): otherwise P's slot ended
+ *     meanwhile, the sample is discarded and counted; >= 15 of the 20 must be
+ *     valid. In every valid one: C's time_slice > 0 and <= half of P's read
+ *     just before the fork, C + P after <= P before, C's level == P's level
+ *     and C's rotation == P's rotation.
  *  5. yield_to_expired (rule 9): task A calls sched_yield() in a loop beside
  *     a nice 0 hog B. A gives up its rotation each time, so it runs one loop
  *     pass per rotation (E(B) = 120 ms): its CPU share must stay below
@@ -118,42 +143,78 @@ static void test_normal_preempts(void)
 		   "p90 %.1f us over %.1f us", US(st.p90), US(base.p90 + HALF_TICK));
 }
 
+#define N19_SAMP 200
+#define N19_LO (12 * NSEC_PER_MSEC)
+#define N19_HI (24 * NSEC_PER_MSEC)
+
 static void test_nice19_waits(void)
 {
 	struct task_cfg c[2] = { { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 },
 				 { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 } };
+	struct task_cfg sc = { .cpu = cpu, .policy = SCHED_OTHER, .nice = 19 };
 	struct rsdl_task mix[3] = { { SCHED_OTHER, 19 }, { SCHED_OTHER, 0 }, { SCHED_OTHER, 0 } };
 	uint64_t row0 = rsdl_row(0);
 	int slot19 = rsdl_first_slot(rsdl_row(19), 0), below = 0, delayed = 0;
 	int64_t bound = rsdl_sleeper_bound_ns(mix, 3, 0, 2), thr = base.p99 + HALF_TICK;
-	double expect;
+	int64_t q0 = rsdl_quota_ns(0, 2), sum_e = 0, stretch, waited = 0, t0, window;
+	double lo = N19_LO, hi = N19_HI, residual, expect, frac, share, entitled;
 	struct hogs h;
 	struct lat_stats st;
 	int r = rr_interval_set(2);
 
 	for (int l = 0; l < slot19; l++)
 		below += rsdl_level_usable(row0, l);
-	expect = (double)below / rsdl_usable_slots(0);
-	if (r || hogs_start(&h, 2, c) || sample(SCHED_OTHER, 19, NSAMP, 2 * NSEC_PER_MSEC,
-						 8 * NSEC_PER_MSEC, 12, &st)) {
-		ktap_fail("nice19_wake_waits", "rr_interval, hogs or sampler failed");
+	for (int i = 0; i < 3; i++)
+		sum_e += rsdl_entitlement_ns(mix[i].policy, mix[i].nice, 2);
+	stretch = 2 * below * q0;	/* both hogs' slots below level 20 */
+	/* mean residual sleep at a random instant, periods uniform in [lo, hi] */
+	residual = (lo * lo + lo * hi + hi * hi) / 3 / (lo + hi);
+	expect = (stretch - residual) / sum_e;
+	entitled = (double)rsdl_entitlement_ns(SCHED_OTHER, 19, 2) / sum_e;
+	if (r || hogs_start(&h, 2, c)) {
+		ktap_fail("nice19_wake_waits", "rr_interval or hogs failed");
 		if (!r)
 			hogs_stop(&h);
 		rr_interval_set(RR_MS);
 		return;
 	}
+	/* the window: the sampler's whole run (its fork and exit make it a bit longer, which
+	 * only lowers the measured fraction) */
+	t0 = now_ns();
+	r = run_wake_sampler(&sc, lat, N19_SAMP, N19_LO, N19_HI, 0, 12, 60 * NSEC_PER_SEC);
+	window = now_ns() - t0;
 	hogs_stop(&h);
 	rr_interval_set(RR_MS);
-	for (int i = 0; i < NSAMP; i++)
-		delayed += lat[i] > thr;
+	if (r) {
+		ktap_fail("nice19_wake_waits", "sampler failed");
+		return;
+	}
+	for (int i = 0; i < N19_SAMP; i++)
+		if (lat[i] > thr) {
+			delayed++;
+			waited += lat[i];
+		}
+	st = lat_summary(lat, N19_SAMP);
+	frac = (double)waited / window;
+	share = (double)wake_sampler_cpu_ns / window;
 	print_lat("nice 19 waking beside two nice 0 hogs (rr_interval 2)", &st);
-	ktap_diag("delayed > %.1f us: %d of %d = %.1f%%; expected %.1f%% (%d of %d nice 0 slots "
-		  "below level %d), asserted >= %.1f%%; max %.2f ms, sleeper bound %.1f ms", US(thr),
-		  delayed, NSAMP, 100.0 * delayed / NSAMP, 100 * expect, below,
-		  rsdl_usable_slots(0), slot19, 50 * expect, MS(st.max), MS(bound));
-	ktap_check(delayed >= 0.5 * expect * NSAMP && st.max <= bound, "nice19_wake_waits",
-		   "%d delayed (want >= %.0f), max %.2f ms (bound %.1f ms)", delayed,
-		   0.5 * expect * NSAMP, MS(st.max), MS(bound));
+	ktap_diag("nice 19 task's CPU share %.2f%% (%.1f ms), entitled %.2f%% (E(19) / sum E %.0f "
+		  "ms), asserted < %.2f%%", 100 * share, MS(wake_sampler_cpu_ns), 100 * entitled,
+		  MS(sum_e), 75 * entitled);
+	ktap_diag("delayed > %.1f us: %d of %d wakes, waiting %.0f ms of a %.0f ms window = "
+		  "%.1f%%; expected ~%.1f%% = (stretch %.0f ms (%d of %d nice 0 slots below level %d, "
+		  "2 hogs) - mean residual sleep %.1f ms) / sum E %.0f ms; asserted >= %.1f%%",
+		  US(thr), delayed, N19_SAMP, MS(waited), MS(window), 100 * frac, 100 * expect,
+		  MS(stretch), below, rsdl_usable_slots(0), slot19, MS(residual), MS(sum_e),
+		  50 * expect);
+	ktap_diag("max delay %.2f ms: asserted >= %.1f ms (half the stretch) and <= sleeper bound "
+		  "%.1f ms", MS(st.max), MS(stretch / 2), MS(bound));
+	ktap_check(share < 0.75 * entitled && frac >= 0.5 * expect && st.max >= stretch / 2 &&
+			   st.max <= bound,
+		   "nice19_wake_waits",
+		   "waited %.1f%% of the window (want >= %.1f%%), max %.2f ms (want %.1f..%.1f ms), "
+		   "CPU share %.2f%% (want < %.2f%%)", 100 * frac, 50 * expect, MS(st.max),
+		   MS(stretch / 2), MS(bound), 100 * share, 75 * entitled);
 }
 
 static void test_batch(void)
@@ -188,66 +249,96 @@ static void test_batch(void)
 		   US(sn.p50));
 }
 
+#define FORKS 20
+#define FORKS_VALID 15
+
 static void test_fork_split(void)
 {
 	struct ktap_sub s = { 0 };
-	int64_t q = rsdl_quota_ns(0, RR_MS);
+	struct task_cfg pc = { .cpu = cpu, .policy = SCHED_OTHER, .nice = -20 };
+	int64_t q = rsdl_quota_ns(pc.nice, RR_MS);
 	pid_t parent = fork_child();
 	int st;
 
 	if (parent == 0) {
-		/* the parent under test: a plain nice 0 task on the test CPU */
-		struct rsdl_fields me, after, child;
-		int fails = 0;
+		/* the parent under test: a nice -20 task alone on the test CPU */
+		static struct rsdl_fields me[FORKS], after[FORKS], child[FORKS];
+		static int rc[FORKS], ra[FORKS];
+		int fails = 0, valid = 0;
 
-		pin_self(cpu);
-		for (int i = 0; i < 20; i++) {
+		if (task_cfg_apply(&pc))
+			_exit(2);
+		for (int i = 0; i < FORKS; i++) {
 			pid_t c;
 			int tries = 0;
 
-			/* make sure a good part of a slot is left: burn until a fresh slot */
-			do {
-				if (rsdl_fields_read(getpid(), &me, NULL))
+			/* make sure most of a slot is left: burn until a fresh slot */
+			for (;;) {
+				if (rsdl_fields_read(getpid(), &me[i], NULL))
 					_exit(2);
-				if (me.time_slice >= q / 2)
+				if (me[i].time_slice >= 3 * q / 4 || ++tries > 50)
 					break;
-				burn_cpu_ns(me.time_slice > 0 ? me.time_slice + 50000 : 50000);
-			} while (++tries < 50);
-			if (rsdl_fields_read(getpid(), &me, NULL))
+				burn_cpu_ns(me[i].time_slice > 0 ? me[i].time_slice + 50000 : 50000);
+			}
+			if (me[i].quota != q) {
+				printf("# FAIL parent quota %lld, want %lld\n", me[i].quota,
+				       (long long)q);
+				fflush(stdout);
 				_exit(2);
+			}
 			c = fork();
 			if (c == 0) {
-				/* block at once; the parent reads us while we sleep */
 				pause();
 				_exit(0);
 			}
-			rsdl_fields_read(getpid(), &after, NULL);
-			wait_blocked(c, NSEC_PER_SEC);
-			if (rsdl_fields_read(c, &child, NULL)) {
-				kill(c, SIGKILL);
-				waitpid(c, NULL, 0);
+			if (c < 0)
 				_exit(2);
-			}
+			/* no sleeping until both are read: C waits behind us at our level */
+			rc[i] = rsdl_fields_read(c, &child[i], NULL);
+			ra[i] = rsdl_fields_read(getpid(), &after[i], NULL);
 			kill(c, SIGKILL);
 			waitpid(c, NULL, 0);
-			printf("# fork %2d: parent before %lld (level %lld), after %lld; child %lld "
-			       "(level %lld)\n", i, me.time_slice, me.level, after.time_slice,
-			       child.time_slice, child.level);
-			if (!(child.time_slice > 0 && child.time_slice <= me.time_slice / 2 &&
-			      child.time_slice + after.time_slice <= me.time_slice &&
-			      child.level == me.level)) {
-				printf("# FAIL fork %d: child %lld vs parent before %lld / after %lld, "
-				       "levels %lld / %lld\n", i, child.time_slice, me.time_slice,
-				       after.time_slice, child.level, me.level);
+		}
+		for (int i = 0; i < FORKS; i++) {
+			struct rsdl_fields *m = &me[i], *a = &after[i], *ch = &child[i];
+			const char *why = NULL;
+
+			if (rc[i] || ra[i])
+				_exit(2);
+			if (ch->sum_exec != 0)
+				why = "child has run";
+			else if (a->level != m->level || a->rotation != m->rotation)
+				why = "parent's slot ended";
+			printf("# fork %2d: parent before %lld (level %lld, rotation %lld), after %lld "
+			       "(level %lld); child %lld (level %lld, rotation %lld, ran %lld ns)%s%s\n",
+			       i, m->time_slice, m->level, m->rotation, a->time_slice, a->level,
+			       ch->time_slice, ch->level, ch->rotation, ch->sum_exec,
+			       why ? ": discarded, " : "", why ? why : "");
+			if (why)
+				continue;
+			valid++;
+			if (!(ch->time_slice > 0 && ch->time_slice <= m->time_slice / 2 &&
+			      ch->time_slice + a->time_slice <= m->time_slice &&
+			      ch->level == m->level && ch->rotation == m->rotation)) {
+				printf("# FAIL fork %d: child %lld vs parent before %lld (half %lld) / "
+				       "after %lld, levels %lld / %lld, rotations %lld / %lld\n", i,
+				       ch->time_slice, m->time_slice, m->time_slice / 2,
+				       a->time_slice, ch->level, m->level, ch->rotation, m->rotation);
 				fails++;
 			}
-			fflush(stdout);
 		}
-		_exit(fails ? 1 : 0);
+		printf("# %d of %d samples valid (want >= %d), %d discarded, %d failed\n", valid,
+		       FORKS, FORKS_VALID, FORKS - valid, fails);
+		fflush(stdout);
+		_exit(fails ? 1 : valid < FORKS_VALID ? 3 : 0);
 	}
 	st = reap_child(parent);
 	ktap_expect(&s, WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		    "fork split violated or fields unreadable (status %d)",
+		    "%s (status %d)",
+		    !WIFEXITED(st) ? "parent died" :
+		    WEXITSTATUS(st) == 1 ? "fork split violated" :
+		    WEXITSTATUS(st) == 2 ? "fields unreadable or fork failed" :
+		    WEXITSTATUS(st) == 3 ? "too few valid samples" : "?",
 		    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	ktap_sub_end(&s, "fork_split");
 }

@@ -5,8 +5,9 @@
  * A nice 0 hog H and a nice 0 sleeper S share one CPU, so the CPU's rotation
  * keeps turning while S sleeps (an idle CPU would end its rotation). S blocks
  * on a pipe; each time it is woken it burns a little CPU, acks and blocks
- * again. The controller reads S's /proc/<pid>/sched only while S is asleep:
- * V1 before a wake, V2 after it. dexec = V2.se.sum_exec_runtime -
+ * again. The controller reads S's /proc/<pid>/sched only while S is asleep
+ * (dequeued, not merely in state S: see wait_blocked()): V1 before a wake, V2
+ * after it. dexec = V2.se.sum_exec_runtime -
  * V1.se.sum_exec_runtime is exactly what S ran in between, from the same
  * update_curr() deltas that charge rsdl.time_slice.
  *
@@ -14,22 +15,46 @@
  *     wake with V1.rotation == V2.rotation and an unchanged cpu_rotation:
  *       - time left (V1.time_slice - dexec > 0): V2.level == V1.level and
  *         V2.time_slice == V1.time_slice - dexec;
- *       - slot used up: V2.level is a later usable level of the nice 0 row
- *         (or, on the expired array, its first one) and V2.time_slice ==
- *         quota + (V1.time_slice - dexec) (overrun is carried, rule 2).
+ *       - slot used up: S took k >= 1 new slots (one more each time its
+ *         time ran out; the emulator can charge a 300 us burn as several ms
+ *         at once), each adding one quota, the overrun being carried (rule
+ *         2): V2.time_slice == k x quota + (V1.time_slice - dexec) with
+ *         0 < V2.time_slice <= quota; V2.level is a usable level of the nice 0
+ *         row at or after the k-th usable level following V1.level (or, on
+ *         the expired array, the row's first one). If S's way to V1.level is
+ *         not known to be a slot it took (the first wake, or after a
+ *         rotation change), V1.level itself counts among the k: a task moved
+ *         down there by a minor rotation (rule 4) keeps its bitmap, in which
+ *         that level may still be clear, so it may take it as its next slot.
  *     At least 20 wakes must fall in one rotation (H's rotation is
  *     E(0) = 20 x quota = 120 ms at rr_interval 6; the 40 wakes take ~60 ms
  *     of H's time), and at least one of each kind must occur (a slot is 20
  *     wakes' worth).
- *  2. new_rotation_starts_fresh: 5 times: S uses 2 ms (so its time_slice is
- *     clearly below quota), sleeps until its CPU's rotation has advanced
- *     (cpu_rotation > V1.rotation), then wakes for 300 us: V2.rotation >
- *     V1.rotation, V2.time_slice == quota - dexec (not V1.time_slice - dexec),
- *     V2.level is usable in the nice 0 row and >= the stair (prio_level from
- *     debugfs read just before the wake).
+ *  2. new_rotation_starts_fresh: 5 rounds: S uses 2 ms (more if needed, so
+ *     that V1.time_slice mod quota is >= 200 us away from 0: a task that kept
+ *     its old time is then told apart from a fresh one), sleeps until its
+ *     CPU's rotation has advanced (cpu_rotation C > V1.rotation), then wakes
+ *     for 300 us. After the rotation advanced, S starts fresh with quota at
+ *     its first entitled slot >= the stair; it may run past that slot (the
+ *     emulator can charge a 300 us burn as several ms at once) and take
+ *     further slots, each adding one quota (rule 3, overrun carried), and a
+ *     minor rotation may move it down keeping its time (rule 4). So:
+ *       - C <= V2.rotation <= V2.cpu_rotation (the CPU's new rotation);
+ *       - V2.time_slice == k x quota - dexec for an integer k >= 1, with
+ *         0 < V2.time_slice <= quota (k = 1 when dexec < quota); a task that
+ *         kept its old time would show V1.time_slice - dexec (+ k' x quota),
+ *         which is >= 200 us away from that;
+ *       - V2.level >= the k-th usable level of the nice 0 row from the stair
+ *         (prio_level from debugfs just before the wake, if still the same
+ *         rotation; 0 otherwise): each slot is a later usable level and a
+ *         move only goes down, so this also holds for a task moved down to a
+ *         level outside its row.
+ *     A round is inconclusive (retried, at most 10 rounds) when the pre-use
+ *     cannot bring V1.time_slice away from a multiple of quota, or when S
+ *     took more slots than its row has left; 5 conclusive rounds are needed.
  * Tolerance on the time_slice equalities: 50 us (0.8 % of a 6 ms quota); the
  * wrong answers they catch are off by >= 300 us (no charge, a refill) or by
- * the 2 ms pre-use.
+ * >= 200 us (the kept time).
  */
 #include "util.h"
 
@@ -75,10 +100,28 @@ static int read_fields(struct rsdl_fields *f)
 	return r;
 }
 
+/* the @k-th (k >= 1) usable level of @row at or after level @from, or -1 */
+static int nth_slot(uint64_t row, int from, long long k)
+{
+	for (int l = from < 0 ? 0 : from; l < RSDL_LEVELS; l++)
+		if (rsdl_level_usable(row, l) && --k == 0)
+			return l;
+	return -1;
+}
+
+/* @v mod @m in [0, m) */
+static long long pos_mod(long long v, long long m)
+{
+	long long r = v % m;
+
+	return r < 0 ? r + m : r;
+}
+
 static void test_same_rotation(int64_t quota, uint64_t row)
 {
 	struct ktap_sub s = { 0 };
 	int same = 0, kept = 0, stepped = 0;
+	int took_slot = 0;	/* S's current level is known to be a slot it took */
 
 	for (int i = 0; i < 40; i++) {
 		struct rsdl_fields a, b;
@@ -88,8 +131,10 @@ static void test_same_rotation(int64_t quota, uint64_t row)
 			ktap_expect(&s, 0, "wake %d: cannot read the fields or wake S", i);
 			break;
 		}
-		if (a.rotation != b.rotation || a.cpu_rotation != b.cpu_rotation)
+		if (a.rotation != b.rotation || a.cpu_rotation != b.cpu_rotation) {
+			took_slot = 0;
 			continue;
+		}
 		same++;
 		dexec = b.sum_exec - a.sum_exec;
 		left = a.time_slice - dexec;
@@ -102,21 +147,30 @@ static void test_same_rotation(int64_t quota, uint64_t row)
 				    "wake %d: time_slice %lld - ran %lld = %lld, kernel says %lld", i,
 				    a.time_slice, dexec, left, b.time_slice);
 		} else {
+			/* slots taken: time_slice = k x quota + left */
+			long long k = (-left) / quota + 1, minlvl;
+
 			stepped++;
-			/* next slot later in this rotation, or (no slot left) the first
+			minlvl = nth_slot(row, took_slot ? a.level + 1 : a.level, k);
+			/* next slot(s) later in this rotation, or (no slot left) the first
 			 * slot of the row on the expired array */
 			ktap_expect(&s, b.array == 1 ? b.level == rsdl_first_slot(row, 0)
-						     : b.level > a.level && rsdl_level_usable(row, b.level),
-				    "wake %d: slot used up at level %lld, next level %lld (array %lld)",
-				    i, a.level, b.level, b.array);
-			ktap_expect(&s, llabs(b.time_slice - (quota + left)) <= TOL_NS,
-				    "wake %d: new slot time_slice %lld, want quota %lld + overrun %lld",
-				    i, b.time_slice, (long long)quota, left);
+						     : minlvl >= 0 && b.level >= minlvl &&
+							       rsdl_level_usable(row, b.level),
+				    "wake %d: slot used up at level %lld (%s), %lld new slot(s): "
+				    "level %lld, want a usable level >= %lld (array %lld)", i,
+				    a.level, took_slot ? "a slot it took" : "way there unknown", k,
+				    b.level, minlvl, b.array);
+			ktap_expect(&s, b.time_slice > 0 && b.time_slice <= quota &&
+					    llabs(b.time_slice - (k * quota + left)) <= TOL_NS,
+				    "wake %d: new slot time_slice %lld, want %lld x quota %lld + "
+				    "overrun %lld", i, b.time_slice, k, (long long)quota, left);
+			took_slot = b.array == 0;
 		}
 		if (i < 3 || left <= 0)
 			ktap_diag("wake %2d: level %lld -> %lld, time_slice %lld -> %lld, ran %lld ns, "
-				  "rotation %lld", i, a.level, b.level, a.time_slice, b.time_slice,
-				  dexec, b.rotation);
+				  "rotation %lld, array %lld", i, a.level, b.level, a.time_slice,
+				  b.time_slice, dexec, b.rotation, b.array);
 	}
 	ktap_diag("40 wakes: %d in one rotation (%d kept their slot, %d moved to the next "
 		  "slot)", same, kept, stepped);
@@ -126,26 +180,45 @@ static void test_same_rotation(int64_t quota, uint64_t row)
 	ktap_sub_end(&s, "same_rotation_keeps_place");
 }
 
+#define KEPT_GAP (4 * TOL_NS)
+
 static void test_new_rotation(int cpu, int64_t quota, uint64_t row)
 {
 	struct ktap_sub s = { 0 };
+	int good = 0, round = 0, inconclusive = 0;
 
-	for (int i = 0; i < 5; i++) {
+	while (good < 5 && round < 10) {
 		struct rsdl_fields a, b, c;
 		struct rsdl_cpu_stat st;
-		long long dexec, stair = -1;
+		long long dexec, k, want, kept, gap = 0, from = 0, minlvl;
+		int i = round++, tries, have_st;
 		int64_t t0;
 
-		/* use 2 ms of the slot (or take a fresh one first if less than that is left) */
+		/* use 2 ms of the slot (taking a fresh one first if less than 3 ms is left),
+		 * until the time left is clearly apart from a multiple of quota */
+		for (tries = 0; tries < 5; tries++) {
+			if (read_fields(&a))
+				break;
+			if (a.time_slice < 3 * NSEC_PER_MSEC)
+				wake_sleeper(a.time_slice + 100 * NSEC_PER_USEC);
+			wake_sleeper(2 * NSEC_PER_MSEC);
+			if (read_fields(&a))
+				break;
+			gap = pos_mod(a.time_slice, quota);
+			if (gap > KEPT_GAP && gap < quota - KEPT_GAP)
+				break;
+		}
+		if (tries == 5) {
+			ktap_diag("round %d: inconclusive: time_slice %lld is within %lld ns of a "
+				  "multiple of quota after 5 tries", i, a.time_slice,
+				  (long long)KEPT_GAP);
+			inconclusive++;
+			continue;
+		}
 		if (read_fields(&a)) {
-			ktap_expect(&s, 0, "cannot read the fields");
+			ktap_expect(&s, 0, "round %d: cannot read the fields", i);
 			break;
 		}
-		if (a.time_slice < 3 * NSEC_PER_MSEC)
-			wake_sleeper(a.time_slice + 100 * NSEC_PER_USEC);
-		wake_sleeper(2 * NSEC_PER_MSEC);
-		if (read_fields(&a))
-			break;
 		t0 = now_ns();
 		do {
 			sleep_ms(5);
@@ -157,27 +230,56 @@ static void test_new_rotation(int cpu, int64_t quota, uint64_t row)
 				    i, c.cpu_rotation);
 			continue;
 		}
-		if (!rsdl_debugfs_cpu(cpu, &st))
-			stair = st.prio_level;
+		have_st = !rsdl_debugfs_cpu(cpu, &st);
 		if (wake_sleeper(300 * NSEC_PER_USEC) || read_fields(&b)) {
 			ktap_expect(&s, 0, "round %d: wake failed", i);
 			continue;
 		}
 		dexec = b.sum_exec - a.sum_exec;
+		/* the number of slots S took in the new rotation: time_slice = k x quota - ran */
+		k = (b.time_slice + dexec + quota / 2 - pos_mod(b.time_slice + dexec + quota / 2,
+							      quota)) / quota;
+		want = k * quota - dexec;
+		kept = a.time_slice - dexec;
+		if (kept <= 0)
+			kept += ((-kept) / quota + 1) * quota;
+		if (have_st && st.rotation == b.rotation)
+			from = st.prio_level;
+		minlvl = nth_slot(row, from, k < 1 ? 1 : k);
 		ktap_diag("round %d: before: level %lld time_slice %lld rotation %lld; CPU rotation "
-			  "%lld, stair %lld; after: level %lld time_slice %lld (want quota - ran = "
-			  "%lld) rotation %lld", i, a.level, a.time_slice, a.rotation, c.cpu_rotation,
-			  stair, b.level, b.time_slice, (long long)(quota - dexec), b.rotation);
-		ktap_expect(&s, b.rotation > a.rotation, "round %d: rotation %lld -> %lld (not fresh)",
-			    i, a.rotation, b.rotation);
-		ktap_expect(&s, llabs(b.time_slice - (quota - dexec)) <= TOL_NS,
-			    "round %d: time_slice %lld, want quota - ran = %lld (kept would be %lld)",
-			    i, b.time_slice, (long long)(quota - dexec), a.time_slice - dexec);
-		ktap_expect(&s, rsdl_level_usable(row, b.level), "round %d: level %lld not in the "
-			    "nice 0 row", i, b.level);
-		ktap_expect(&s, stair < 0 || b.level >= stair, "round %d: level %lld below the stair "
-			    "%lld", i, b.level, stair);
+			  "%lld, stair %lld%s; ran %lld; after: level %lld (want >= %lld) time_slice "
+			  "%lld (want %lld x quota - ran = %lld; kept would be %lld) rotation %lld "
+			  "(CPU %lld) array %lld", i, a.level, a.time_slice, a.rotation, c.cpu_rotation,
+			  have_st ? st.prio_level : -1LL,
+			  have_st && st.rotation != b.rotation ? " (older rotation)" : "", dexec,
+			  b.level, minlvl, b.time_slice, k, want, kept, b.rotation, b.cpu_rotation,
+			  b.array);
+		if (minlvl < 0) {
+			ktap_diag("round %d: inconclusive: %lld slots from level %lld exceed the nice "
+				  "0 row", i, k, from);
+			inconclusive++;
+			continue;
+		}
+		good++;
+		ktap_expect(&s, b.rotation >= c.cpu_rotation && b.rotation <= b.cpu_rotation,
+			    "round %d: rotation %lld -> %lld, CPU rotation %lld -> %lld (not fresh)",
+			    i, a.rotation, b.rotation, c.cpu_rotation, b.cpu_rotation);
+		ktap_expect(&s, b.time_slice > 0 && b.time_slice <= quota,
+			    "round %d: time_slice %lld not in (0, quota %lld]", i, b.time_slice,
+			    (long long)quota);
+		ktap_expect(&s, k >= 1 && llabs(b.time_slice - want) <= TOL_NS,
+			    "round %d: time_slice %lld, want %lld x quota - ran %lld = %lld (kept "
+			    "would be %lld)", i, b.time_slice, k, dexec, want, kept);
+		ktap_expect(&s, dexec >= quota - TOL_NS || k == 1,
+			    "round %d: ran %lld < quota but k = %lld", i, dexec, k);
+		ktap_expect(&s, b.array == 0 && b.level >= minlvl && b.level < RSDL_LEVELS,
+			    "round %d: level %lld (array %lld) below the %lld-th usable level %lld "
+			    "of the nice 0 row from the stair %lld", i, b.level, b.array, k, minlvl,
+			    from);
 	}
+	ktap_diag("%d conclusive rounds of %d (%d inconclusive), want 5", good, round,
+		  inconclusive);
+	ktap_expect(&s, good >= 5, "only %d conclusive rounds of %d", good, round);
 	ktap_sub_end(&s, "new_rotation_starts_fresh");
 }
 
@@ -205,8 +307,15 @@ int main(void)
 	S = fork_child();
 	if (S == 0)
 		sleeper_body(cpu);
-	if (hogs_wait_ready(h, 1, 5 * NSEC_PER_SEC) || wait_blocked(S, NSEC_PER_SEC))
-		ktap_bail("hog or sleeper did not start");
+	if (hogs_wait_ready(h, 1, 5 * NSEC_PER_SEC))
+		ktap_bail("hog did not start");
+	if (wait_blocked(S, NSEC_PER_SEC)) {
+		if (!rsdl_fields_read(S, &f, NULL))
+			ktap_diag("S: state %c, level %lld, time_slice %lld, rotation %lld (CPU %lld), "
+				  "array %lld, ran %lld ns", proc_state(S), f.level, f.time_slice,
+				  f.rotation, f.cpu_rotation, f.array, f.sum_exec);
+		ktap_bail("sleeper did not block on its pipe within 1 s");
+	}
 	if (rsdl_fields_read(S, &f, &missing))
 		ktap_bail("/proc/%d/sched lacks %s", (int)S, missing ? missing : "rsdl fields");
 	ktap_diag("S: quota %lld (want %lld), usable_slots %lld (want %d)", f.quota,

@@ -594,17 +594,43 @@ static inline char proc_state(pid_t pid)
 	return (p && p[1] == ' ') ? p[2] : 0;
 }
 
-/* Wait (polling) until @pid is blocked (state S or D); 0 on success, -1 on timeout. */
+/*
+ * 1 when @pid is off its CPU and dequeued, asleep: /proc/<pid>/syscall waits in
+ * wait_task_inactive() until the task is neither running nor queued, and prints
+ * "running" if it was not asleep. The state letter alone is not enough: a task that set
+ * TASK_INTERRUPTIBLE and was preempted before schedule() reads 'S' while still queued,
+ * and the rest of its way into sleep is charged after that. -1 if the file is unusable.
+ */
+static inline int proc_dequeued(pid_t pid)
+{
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return strncmp(buf, "running", 7) != 0;
+}
+
+/*
+ * Wait (polling) until @pid is blocked: state S or D and, where /proc/<pid>/syscall
+ * works, dequeued (so its runtime up to the sleep is charged); 0 on success, -1 on timeout.
+ * The poll interval doubles from 100 us to 2 ms: a SCHED_FIFO caller on @pid's own CPU
+ * (1-CPU boots) preempts @pid at every poll, and under emulation each poll (timer
+ * interrupt, wakeup, /proc read) costs several 100 us, charged largely to @pid: polling
+ * every 100 us there left a freshly forked task still runnable after a second.
+ */
 static inline int wait_blocked(pid_t pid, int64_t timeout_ns)
 {
-	int64_t end = now_ns() + timeout_ns;
+	int64_t end = now_ns() + timeout_ns, poll = 100 * NSEC_PER_USEC;
 
 	do {
 		char st = proc_state(pid);
 
-		if (st == 'S' || st == 'D')
+		if ((st == 'S' || st == 'D') && proc_dequeued(pid) != 0)
 			return 0;
-		sleep_ns(100 * NSEC_PER_USEC);
+		sleep_ns(poll);
+		if (poll < 2 * NSEC_PER_MSEC)
+			poll *= 2;
 	} while (now_ns() < end);
 	return -1;
 }
@@ -934,9 +960,13 @@ static inline struct lat_stats lat_summary(int64_t *lat, int n)
 	return st;
 }
 
+/* CPU time (user + system, ns) the last run_wake_sampler() child used */
+static int64_t wake_sampler_cpu_ns;
+
 /*
  * Run wake_sampler in a child with @c and wait for it. @lat must be shared
  * memory. Returns 0 or -1 (child failed / did not finish in @timeout_ns).
+ * The child's CPU time is left in wake_sampler_cpu_ns.
  */
 static inline int run_wake_sampler(const struct task_cfg *c, int64_t *lat, int n,
 				   int64_t period_lo, int64_t period_hi, int64_t work_ns,
@@ -950,11 +980,17 @@ static inline int run_wake_sampler(const struct task_cfg *c, int64_t *lat, int n
 	if (pid == 0)
 		wake_sampler(c, lat, n, period_lo, period_hi, work_ns, seed, ready);
 	end = now_ns() + timeout_ns;
+	wake_sampler_cpu_ns = 0;
 	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
+		struct rusage ru;
+		pid_t r = wait4(pid, &st, WNOHANG, &ru);
 
 		if (r == pid) {
 			ktap_untrack_child(pid);
+			wake_sampler_cpu_ns = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+						      NSEC_PER_SEC +
+					      ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
+						      NSEC_PER_USEC;
 			break;
 		}
 		if (now_ns() > end) {
