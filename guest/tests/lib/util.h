@@ -811,6 +811,13 @@ static inline void hog_loop(struct hog_slot *s, enum hog_kind kind, int64_t max_
  * to win CPU time beside a nice -20 hog to renice itself. "ready" means
  * configured, not "has run": a low-weight hog may legitimately wait long for
  * its first slice, and its share is what the tests measure.
+ * The parent waits (up to 300 ms) until the child does block on the pipe:
+ * otherwise (1-CPU boots, where the SCHED_FIFO parent keeps the CPU) the child
+ * has not run yet when it is reconfigured and pays its whole way back from
+ * fork() (several ms of page faults under emulation) with the new policy: a
+ * nice 19 hog beside nice -20 hogs at rr_interval 1 then needed seconds to
+ * reach its loop. The limit keeps spawning quick where earlier hogs share the
+ * parent's CPU (the child then finishes its way with its new policy).
  */
 static inline pid_t spawn_hog(const struct task_cfg *c, struct hog_slot *s, enum hog_kind kind,
 			      int64_t max_ns)
@@ -830,6 +837,7 @@ static inline pid_t spawn_hog(const struct task_cfg *c, struct hog_slot *s, enum
 		hog_loop(s, kind, max_ns);
 	}
 	close(gate[0]);
+	wait_blocked(pid, 300 * NSEC_PER_MSEC);
 	if (c->policy == SCHED_FIFO || c->policy == SCHED_RR)
 		r = set_policy(pid, c->policy, c->prio, 0);
 	else
