@@ -59,7 +59,7 @@ static int take(struct snapshot *sn, int hog_cpu, int verbose)
 		char arr[16];
 
 		if (verbose && lineno < 40)
-			ktap_diag("| %.160s", line);
+			ktap_diag("| %.300s", line);
 		if (lineno++ == 0) {
 			if (kv_get(line, "rr_interval_ms", &sn->rr, NULL, 0) ||
 			    kv_get(line, "enabled", &en, NULL, 0) || en != 1)
