@@ -365,12 +365,12 @@ int main(void)
 		sleeper_body(cpu);
 	if (hogs_wait_ready(h, 1, 5 * NSEC_PER_SEC))
 		ktap_bail("hog did not start");
-	if (wait_blocked(S, NSEC_PER_SEC)) {
+	if (wait_blocked(S, 5 * NSEC_PER_SEC)) {
 		if (!rsdl_fields_read(S, &f, NULL))
 			ktap_diag("S: state %c, level %lld, time_slice %lld, rotation %lld (CPU %lld), "
 				  "array %lld, ran %lld ns", proc_state(S), f.level, f.time_slice,
 				  f.rotation, f.cpu_rotation, f.array, f.sum_exec);
-		ktap_bail("sleeper did not block on its pipe within 1 s");
+		ktap_bail("sleeper did not block on its pipe within 5 s");
 	}
 	if (rsdl_fields_read(S, &f, &missing))
 		ktap_bail("/proc/%d/sched lacks %s", (int)S, missing ? missing : "rsdl fields");
