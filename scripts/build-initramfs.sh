@@ -68,9 +68,7 @@ for l in $libs; do
 	cp -L "$l" "./$l"
 done
 install -m 755 "$LAB/init" init
-install -m 755 "$GB/qemu-exit" "$LAB/poweroff" lab/bin/
-ln -s poweroff lab/bin/reboot
-ln -s poweroff lab/bin/halt
+install -m 755 "$GB/qemu-exit" lab/bin/
 install -m 755 "$LAB"/run/* lab/run/
 chmod 644 lab/run/*.list
 for f in $(test_bins) $(test_extras); do cp "$f" lab/tests/; done
