@@ -178,8 +178,7 @@ int main(void)
 	ktap_plan("fifo_preempt", 2);
 	ktap_watchdog(90);
 	ktap_diag("scheduler: %s, %d CPUs online, test CPU %d", sched_name(), ncpus_online(), cpu);
-	if (become_controller(50) || pin_self(ctl_cpu()))
-		ktap_bail("cannot become SCHED_FIFO controller: %s", strerror(errno));
+	become_controller_or_bail();
 	test_wake_latency(cpu);
 	test_starvation_guard(cpu);
 	ktap_finish();

@@ -128,13 +128,9 @@ int main(void)
 	ktap_watchdog(120);
 	ktap_diag("scheduler: %s, %d CPUs online, hogs on CPU %d", sched_name(), ncpus_online(),
 		  cpu);
-	if (become_controller(50) || pin_self(ctl_cpu()))
-		ktap_bail("cannot become SCHED_FIFO controller: %s", strerror(errno));
+	become_controller_or_bail();
 	if (rsdl) {
-		int r = rr_interval_set(RSDL_RR_MS);
-
-		if (r)
-			ktap_bail("cannot set rr_interval=%d: %s", RSDL_RR_MS, strerror(-r));
+		rr_interval_set_or_bail(RSDL_RR_MS);
 		rr = RSDL_RR_MS;
 		ktap_diag("RSDL expectations: E = usable_slots x quota at rr_interval=%d ms", rr);
 	} else {

@@ -121,8 +121,7 @@ int main(void)
 		  cpu);
 	if (!sched_is_rsdl())
 		ktap_diag("RSDL is not enabled: the bounds below are RSDL's and are expected to fail");
-	if (become_controller(50) || pin_self(ctl_cpu()))
-		ktap_bail("cannot become SCHED_FIFO controller: %s", strerror(errno));
+	become_controller_or_bail();
 	for (unsigned int i = 0; i < sizeof(mixes) / sizeof(mixes[0]); i++)
 		run_mix(&mixes[i], cpu);
 	ktap_finish();

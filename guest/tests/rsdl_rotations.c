@@ -108,7 +108,7 @@ static int take(struct snapshot *sn, int hog_cpu, int verbose)
 
 int main(void)
 {
-	int cpu = test_cpu(), n = ncpus_online(), r;
+	int cpu = test_cpu(), n = ncpus_online();
 	struct task_cfg c[3] = { { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 },
 				 { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 },
 				 { .cpu = cpu, .policy = SCHED_OTHER, .nice = 5 } };
@@ -125,11 +125,8 @@ int main(void)
 	ktap_diag("scheduler: %s, %d CPUs online, hogs on CPU %d", sched_name(), n, cpu);
 	if (n > MAXCPU)
 		ktap_bail("more than %d CPUs", MAXCPU);
-	if (become_controller(50) || pin_self(ctl_cpu()))
-		ktap_bail("cannot become SCHED_FIFO controller: %s", strerror(errno));
-	r = rr_interval_set(RR_MS);
-	if (r)
-		ktap_bail("cannot set rr_interval %d: %s", RR_MS, strerror(-r));
+	become_controller_or_bail();
+	rr_interval_set_or_bail(RR_MS);
 	for (int i = 0; i < 3; i++) {
 		pid[i] = spawn_hog(&c[i], &h[i], HOG_COUNT, 30 * NSEC_PER_SEC);
 		sumE += rsdl_entitlement_ns(t[i].policy, t[i].nice, RR_MS);

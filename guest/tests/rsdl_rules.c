@@ -490,17 +490,12 @@ static void test_fifo(void)
 
 int main(void)
 {
-	int r;
-
 	cpu = test_cpu();
 	ktap_plan("rsdl_rules", 8);
 	ktap_watchdog(150);
 	ktap_diag("scheduler: %s, %d CPUs online, test CPU %d", sched_name(), ncpus_online(), cpu);
-	if (become_controller(50) || pin_self(ctl_cpu()))
-		ktap_bail("cannot become SCHED_FIFO controller: %s", strerror(errno));
-	r = rr_interval_set(RR_MS);
-	if (r)
-		ktap_bail("cannot set rr_interval %d: %s", RR_MS, strerror(-r));
+	become_controller_or_bail();
+	rr_interval_set_or_bail(RR_MS);
 	lat = shared_alloc(sizeof(int64_t) * NSAMP);
 	if (sample(SCHED_OTHER, 0, NSAMP, 2 * NSEC_PER_MSEC, 8 * NSEC_PER_MSEC, 10, &base))
 		ktap_bail("baseline sampler failed");

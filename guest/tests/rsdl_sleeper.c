@@ -377,7 +377,7 @@ static void test_new_rotation(int cpu, int64_t quota, uint64_t row)
 
 int main(void)
 {
-	int cpu = test_cpu(), r;
+	int cpu = test_cpu();
 	struct hog_slot *h = shared_alloc(sizeof(*h));
 	struct task_cfg hc = { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 };
 	int64_t quota = rsdl_quota_ns(0, RR_MS);
@@ -388,11 +388,8 @@ int main(void)
 	ktap_plan("rsdl_sleeper", 2);
 	ktap_watchdog(90);
 	ktap_diag("scheduler: %s, %d CPUs online, test CPU %d", sched_name(), ncpus_online(), cpu);
-	if (become_controller(50) || pin_self(ctl_cpu()))
-		ktap_bail("cannot become SCHED_FIFO controller: %s", strerror(errno));
-	r = rr_interval_set(RR_MS);
-	if (r)
-		ktap_bail("cannot set rr_interval %d: %s", RR_MS, strerror(-r));
+	become_controller_or_bail();
+	rr_interval_set_or_bail(RR_MS);
 	if (pipe(tok) || pipe(ack))
 		ktap_bail("pipe: %s", strerror(errno));
 	hslot = h;

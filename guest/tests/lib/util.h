@@ -366,6 +366,25 @@ static inline int become_controller(int prio)
 	return set_policy(0, SCHED_FIFO, prio, 1);
 }
 
+/*
+ * The setup every timing test starts with: become the SCHED_FIFO controller
+ * pinned to the control CPU, or bail out of the test program.
+ */
+static inline void become_controller_or_bail(void)
+{
+	if (become_controller(50) || pin_self(ctl_cpu()))
+		ktap_bail("cannot become SCHED_FIFO controller: %s", strerror(errno));
+}
+
+/* rr_interval_set() or bail out of the test program */
+static inline void rr_interval_set_or_bail(int ms)
+{
+	int r = rr_interval_set(ms);
+
+	if (r)
+		ktap_bail("cannot set rr_interval %d: %s", ms, strerror(-r));
+}
+
 static inline const char *policy_name(int policy)
 {
 	switch (policy) {
