@@ -47,7 +47,7 @@ ver=$(strings "$KERNEL" | grep -m1 -o '^6\.[0-9.]*[^ ]* ([^)]*)' || true)
 say "kernel: $KERNEL (${ver:-?})," \
 	"$([ -n "$has_rsdl" ] && echo 'CONFIG_SCHED_RSDL=y' || echo 'no CONFIG_SCHED_RSDL')"
 
-all="selftest-warn selftest-fail eevdf-smp2 rsdl-smp1 rsdl-smp2"
+all="selftest-warn selftest-fail eevdf-smp2 rsdl-smp1 rsdl-smp2 eevdf-smp4 rsdl-smp4"
 boots=${BOOTS:-$all}
 runs=$RSDL_WORK/runs/$(date +%Y%m%d-%H%M%S)-check
 not_run=()
@@ -61,6 +61,28 @@ boot() {
 		-a "$accel" -t "${BOOT_TIMEOUT:-1200}" || true
 	"$S/ktap-verdict.sh" -n "$name" "$dir/ktap.log" "$dir/console.log" \
 		"$(cat "$dir/qemu-status")" >"$dir/verdict"
+}
+
+# smp_numbers: the SMP tests' measured values side by side (issue 4), from the
+# greppable "key=value" lines of each boot's ktap.log, and the RSDL/EEVDF throughput ratio
+# of the 4-CPU boots (median seconds, lower is better: ratio > 1 = RSDL slower)
+smp_numbers() {
+	local b f v keys='jain_index|wake_p99_us|baseline_p99_us|hackbench_s|messaging_s'
+	for b in $boots; do
+		f=$runs/$b/ktap.log
+		[ -f "$f" ] || continue
+		v=$(grep -oE "($keys)=[0-9.]+" "$f" | tr '\n' ' ')
+		[ -z "$v" ] || echo "numbers $b: $v"
+	done
+	[ -f "$runs/rsdl-smp4/ktap.log" ] && [ -f "$runs/eevdf-smp4/ktap.log" ] || return 0
+	for v in hackbench_s messaging_s; do
+		awk -v k="$v" -F'[= ]' '
+			FNR == 1 { n++ }
+			{ for (i = 1; i < NF; i++) if ($i == k) x[n] = $(i + 1) }
+			END { if (x[1] > 0 && x[2] > 0)
+				printf "throughput smp4 %s: RSDL %.3f s / EEVDF %.3f s = %.2f\n", k, x[1], x[2], x[1] / x[2] }
+		' "$runs/rsdl-smp4/ktap.log" "$runs/eevdf-smp4/ktap.log"
+	done
 }
 
 for b in $boots; do
@@ -114,6 +136,7 @@ for b in $boots; do
 	[ "$n" = 0 ] || echo "$b: $(grep -c "^PASS  $b/" "$results" || true) passed, $(grep -c "^FAIL  $b/" "$results" || true) failed"
 done
 grep '^FAIL  ' "$results" || true
+smp_numbers
 if [ ${#not_run[@]} -gt 0 ]; then
 	echo "NOT RUN: ${not_run[*]} — the kernel lacks the option (rsdl-*: CONFIG_SCHED_RSDL=y, series without RSDL yet)"
 fi
