@@ -35,7 +35,9 @@ else
 	kconfig=$(mktemp)
 	ikconfig=$LINUX/scripts/extract-ikconfig
 	if ! { [ -x "$ikconfig" ] && "$ikconfig" "$KERNEL" >"$kconfig" 2>/dev/null; }; then
+		# a build directory's .config, or NAME.config beside NAME-bzImage (/work/images)
 		cp "$(dirname "$KERNEL")/../../../../.config" "$kconfig" 2>/dev/null ||
+			cp "${KERNEL%-bzImage}.config" "$kconfig" 2>/dev/null ||
 			say "warning: cannot read the config of $KERNEL (no IKCONFIG, no .config beside it)"
 	fi
 fi
