@@ -21,6 +21,12 @@ if [ -f "$TESTS/Makefile" ]; then
 else
 	say "note: no guest/tests/Makefile, no guest test programs"
 fi
+# make demo's benchmark programs (guest/bench), installed in /lab/bin
+if [ -f "$REPO/guest/bench/Makefile" ]; then
+	make -s -C "$REPO/guest/bench" O="$GB/bench" >"$GB/bench.log" 2>&1 ||
+		{ cat "$GB/bench.log"; die "building guest/bench failed"; }
+fi
+bench_bins() { find "$GB/bench" -maxdepth 1 -type f -perm -u+x 2>/dev/null | sort; }
 if [ ! -x "$GB/qemu-exit" ] || [ "$LAB/qemu-exit.c" -nt "$GB/qemu-exit" ]; then
 	gcc -O2 -Wall -static -o "$GB/qemu-exit" "$LAB/qemu-exit.c"
 fi
@@ -45,7 +51,7 @@ test_extras() { find "$TESTS" -maxdepth 1 -type f \( -name suite.list -o -name '
 
 inputs_hash() {
 	{
-		sha256sum "$0" "$GB/qemu-exit" $(find "$LAB" -type f | sort) $(test_bins) $(test_extras)
+		sha256sum "$0" "$GB/qemu-exit" $(find "$LAB" -type f | sort) $(test_bins) $(test_extras) $(bench_bins)
 		stat -L -c '%n %s %Y' /bin/busybox "${tools[@]}" $libs
 	} | sha256sum | cut -d' ' -f1
 }
@@ -69,6 +75,7 @@ for l in $libs; do
 done
 install -m 755 "$LAB/init" init
 install -m 755 "$GB/qemu-exit" lab/bin/
+for f in $(bench_bins); do install -m 755 "$f" lab/bin/; done
 install -m 755 "$LAB"/run/* lab/run/
 chmod 644 lab/run/*.list
 for f in $(test_bins) $(test_extras); do cp "$f" lab/tests/; done
