@@ -1,6 +1,6 @@
 # RSDL lab. Main entry points: make demo, make check. See README.md.
 # Settings come from the environment or the command line (make check BOOTS=eevdf-smp2):
-# RSDL_WORK, KERNEL, BOOTS, ACCEL, BOOT_TIMEOUT, SMP, RSDL, CMDLINE.
+# RSDL_WORK, KERNEL, BOOTS, ACCEL, BOOT_TIMEOUT, SMP, RSDL, CMDLINE, QUICK, REPS.
 SHELL := /bin/bash
 
 .PHONY: help deps tree export-patches kernel kernel-perf initramfs check demo boot
@@ -12,7 +12,7 @@ help:
 check:
 	scripts/check.sh
 
-## make demo            build the perf kernel and run the benchmarks (EEVDF only for now)
+## make demo            RSDL vs EEVDF on the perf kernel: snag workload, latency, fairness, throughput (QUICK=1)
 demo:
 	scripts/demo.sh
 

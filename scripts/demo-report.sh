@@ -33,8 +33,8 @@ for b in $boots; do
 	rep=${b%%-*} rep=${rep#rep} sched=${b#*-}
 	tr -d '\r' <"$out/raw/$b/ktap.log" | awk -v rep="$rep" -v sched="$sched" '
 		{ sub(/^[ \t]+/, "") }
-		$1 == "frame" { n = $2; sub(/^name=/, "", n); print rep "," sched "," n "," $3 "," $4 "," $5 "," $6 "," $7 }'
-done | { echo "rep,sched,name,frame,client_wake_us,server_wake_us,frame_us,met"; cat; } >"$csv/frames.csv"
+		$1 == "frame" { n = $2; sub(/^name=/, "", n); print rep "," sched "," n "," $3 "," $4 "," $5 "," $6 "," $7 "," $8 }'
+done | { echo "rep,sched,name,frame,client_wake_us,server_wake_us,response_us,frame_us,met"; cat; } >"$csv/frames.csv"
 
 # 2. Tables. side CSV KEYS METRICS: one row per (key, metric): RSDL and EEVDF medians over the
 # repetitions, their spread (min-max) and the ratio of the medians. KEYS: columns naming a row.
@@ -81,38 +81,39 @@ snag_summary() {
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	{
 		k = $col["name"]; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-		for (m = 1; m <= 5; m++) { f = (m == 1 ? "frames_met_pct" : m == 2 ? "server_wake_p99_us" : m == 3 ? "server_wake_max_us" : m == 4 ? "frame_max_us" : "hog_share_mean_pct")
-			v[k, f, $2] = v[k, f, $2] " " $col[f] }
+		split("frames_met_pct server_wake_p99_us server_wake_max_us response_p99_us frame_max_us", F, " ")
+		for (m = 1; m <= 5; m++) v[k, F[m], $2] = v[k, F[m], $2] " " $col[F[m]]
 	}
 	END {
 		for (r = 1; r <= n; r++) { k = order[r]
-			printf "| %s | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f |\n", k,
+			printf "| %s | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.1f |\n", k,
 				med(v[k, "frames_met_pct", "rsdl"]), med(v[k, "frames_met_pct", "eevdf"]),
 				med(v[k, "server_wake_p99_us", "rsdl"]) / 1000, med(v[k, "server_wake_p99_us", "eevdf"]) / 1000,
 				med(v[k, "server_wake_max_us", "rsdl"]) / 1000, med(v[k, "server_wake_max_us", "eevdf"]) / 1000,
+				med(v[k, "response_p99_us", "rsdl"]) / 1000, med(v[k, "response_p99_us", "eevdf"]) / 1000,
 				med(v[k, "frame_max_us", "rsdl"]) / 1000, med(v[k, "frame_max_us", "eevdf"]) / 1000
 		}
 	}' "$csv/snag.csv"
 }
 
 # 3. Plots (gnuplot). CDF data: sorted samples pooled over the repetitions.
-term="pngcairo size 1000,420 font ',10'"
-gnuplot -e 'set terminal pngcairo' 2>/dev/null || term="png size 1000,420"
+term="pngcairo size 1000,420 font ',10'" term3="pngcairo size 1400,420 font ',10'"
+gnuplot -e 'set terminal pngcairo' 2>/dev/null || { term="png size 1000,420"; term3="png size 1400,420"; }
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 scenarios=$(awk -F, 'NR > 1 && !s[$3]++ { print $3 }' "$csv/frames.csv")
 for sc in $scenarios; do
 	for s in rsdl eevdf; do
-		for c in 5:client 6:server 7:frame; do
+		for c in 5:client 6:server 7:response 8:frame; do
 			awk -F, -v s=$s -v n="$sc" -v c="${c%%:*}" '$2 == s && $3 == n { print $c }' "$csv/frames.csv" |
 				sort -g | awk '{ v[NR] = $1 } END { for (i = 1; i <= NR; i++) print (v[i] < 1 ? 1 : v[i]) / 1000, i / NR }' \
 				>"$data/$sc-$s-${c#*:}"
 		done
 	done
 	gnuplot <<-EOF
-	set terminal $term
+	set terminal $term3
 	set output "$plots/cdf-$sc.png"
-	set multiplot layout 1,2 title "$sc: wake latency CDF, pooled over the repetitions (guest time, icount)"
+	set multiplot layout 1,3 title "$sc: latency CDFs, all frames of all repetitions"
 	set logscale x
 	set grid
 	set key bottom right
@@ -125,6 +126,9 @@ for sc in $scenarios; do
 	set title "server: request written -> server running"
 	plot "$data/$sc-rsdl-server" using 1:2 with steps lw 2 title "RSDL", \
 	     "$data/$sc-eevdf-server" using 1:2 with steps lw 2 title "EEVDF"
+	set title "server response: request written -> reply read"
+	plot "$data/$sc-rsdl-response" using 1:2 with steps lw 2 title "RSDL", \
+	     "$data/$sc-eevdf-response" using 1:2 with steps lw 2 title "EEVDF"
 	unset multiplot
 	EOF
 done
@@ -197,20 +201,25 @@ EOF
 # 4. report.md
 setup() { sed -n "s/^$1=//p" "$out/setup.txt" | head -n 1; }
 nreps=$(echo "$boots" | grep -c rsdl)
-accel=$(setup mode | sed 's/.*accel=//')
+accel=$(setup accel) smp=$(setup smp)
 {
 	echo "# make demo: RSDL versus EEVDF"
 	echo
-	echo "- date: $(setup date), mode: $(setup mode | cut -d' ' -f1 | cut -d= -f2), $nreps repetition(s); each repetition boots the same image twice, RSDL then \`rsdl=off\` (EEVDF)"
+	echo "- date: $(setup date), mode: $(setup mode), $nreps repetition(s); each repetition boots the same image twice, RSDL then \`rsdl=off\` (EEVDF)"
+	echo "- command: \`$(setup command)\`"
 	echo "- kernel: \`$(setup kernel)\` (sha256 $(setup kernel_sha256 | cut -c1-16)…), $(tr -d '\r' <"$out/raw/rep1-rsdl/console.log" | grep -m1 -o 'Linux version [^ ]*' || echo '?'), repository commit $(setup commit)"
 	echo "- host: $(setup host_cpus) CPUs ($(setup host_model)), $(setup qemu), shared with other jobs"
-	echo "- guest: QEMU TCG, -smp $(setup mode | sed 's/.*smp=\([0-9]*\).*/\1/'), -m 2048M, accel $accel"
+	echo "- guest: QEMU TCG, -smp $smp, -m 2048M, accel $accel"
 	if [ "$accel" = icount ]; then
 		echo "- **clock**: every time in this report is guest CLOCK_MONOTONIC under \`-accel tcg,thread=single -icount shift=4,sleep=off\`:"
-		echo "  guest virtual time advancing 16 ns per emulated instruction, independent of host load."
-		echo "  Both vCPUs are emulated by one host thread, so a vCPU runs slower (in guest time) when the other"
-		echo "  is busy too; the same for both schedulers. The work unit (\`calibrate\`, once per boot) is measured"
-		echo "  with both vCPUs busy: \"1 ms of work\" = 1 ms of CPU time in the loaded state."
+		echo "  guest virtual time, advancing 16 ns per emulated instruction, independent of host load (not host wall time)."
+		if [ "$smp" -gt 1 ]; then
+			echo "  The vCPUs are emulated by one host thread, so a vCPU runs slower (in guest time) when the others"
+			echo "  are busy too; the same for both schedulers. The work unit (\`calibrate\`, once per boot) is measured"
+			echo "  with all vCPUs busy: \"1 ms of work\" = 1 ms of CPU time in the loaded state."
+		else
+			echo "  One vCPU: the work unit (\`calibrate\`, once per boot) is 1 ms of that vCPU's time."
+		fi
 	else
 		echo "- **clock**: guest CLOCK_MONOTONIC = host wall time (-accel tcg,thread=multi), noisy when the host is busy."
 	fi
@@ -232,8 +241,8 @@ accel=$(setup mode | sed 's/.*accel=//')
 	echo "Hogs: 2 × vCPUs busy loops at the nice in the scenario name; \`srv-10\` = server at nice −10 (the remedy)."
 	echo "Guest source: guest/bench/snag.c; scenario list: guest/lab/run/demo."
 	echo
-	echo "| scenario | frames met % RSDL | EEVDF | server wake p99 ms RSDL | EEVDF | server wake max ms RSDL | EEVDF | frame max ms RSDL | EEVDF |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| scenario | frames met % RSDL | EEVDF | server wake p99 ms RSDL | EEVDF | server wake max ms RSDL | EEVDF | server response p99 ms RSDL | EEVDF | frame max ms RSDL | EEVDF |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	snag_summary
 	echo
 	echo "![frames met](plots/frames-met.png)"
@@ -249,7 +258,7 @@ accel=$(setup mode | sed 's/.*accel=//')
 	echo "\`hog_fair_pct\` = (CPUs − pair CPU) / hogs; \`hog_min1s_pct\` = smallest share of any hog in any 1 s window):"
 	echo
 	side_header scenario
-	side "$csv/snag.csv" name "frames met frames_met_pct long_frames frame_p50_us frame_p99_us frame_max_us client_wake_p50_us client_wake_p99_us client_wake_max_us server_wake_p50_us server_wake_p99_us server_wake_max_us demanded_cpu_pct delivered_cpu_pct pair_cpu_pct client_entitled_pct server_entitled_pct hog_share_mean_pct hog_fair_pct hog_jain hog_min1s_pct"
+	side "$csv/snag.csv" name "frames met frames_met_pct long_frames frame_p50_us frame_p99_us frame_max_us client_wake_p50_us client_wake_p99_us client_wake_max_us server_wake_p50_us server_wake_p99_us server_wake_max_us response_p50_us response_p99_us response_max_us demanded_cpu_pct delivered_cpu_pct pair_cpu_pct client_entitled_pct server_entitled_pct hog_share_mean_pct hog_fair_pct hog_jain hog_min1s_pct"
 	echo
 	echo "## 2. Latency under load: cyclictest --policy=other"
 	echo
@@ -262,7 +271,7 @@ accel=$(setup mode | sed 's/.*accel=//')
 	echo
 	echo "F1: one hog per nice, all pinned to CPU 1. F2: 2 × vCPUs nice-0 hogs, unpinned (expected: CPUs / hogs each)."
 	echo "Shares in % of one CPU; \`min1s_pct\`: smallest share of any hog in any 1 s window (starvation view);"
-	echo "\`worst_vs_expected\`: smallest measured/expected over the hogs, %."
+	echo "\`worst_vs_expected\`: smallest ratio measured/expected over the hogs. Jain's index is meaningful for equal nice levels (F2)."
 	echo
 	echo "![hog shares per nice](plots/hog-shares-per-nice.png)"
 	echo

@@ -10,6 +10,9 @@ set -euo pipefail
 STAGE=demo
 S=$REPO/scripts
 t_start=$(date +%s)
+# the command as given, for the report
+cmd="make demo"
+for v in RSDL_WORK KERNEL QUICK REPS SMP ACCEL; do [ -z "${!v:-}" ] || cmd="$v=${!v} $cmd"; done
 "$S/deps.sh"
 if [ -z "${KERNEL:-}" ]; then
 	"$S/prepare-tree.sh"
@@ -30,10 +33,15 @@ boots=$((2 * reps))
 say "$boots boots ($reps x RSDL, EEVDF interleaved), $([ "$quick" = 1 ] && echo quick || echo full) mode," \
 	"about $((boots * per_boot / 60)) min on an idle 2-core host (more when it is busy); results in $out"
 {
+	echo "command=$cmd"
 	echo "kernel=$KERNEL"
 	echo "kernel_sha256=$(sha256sum "$KERNEL" | cut -d' ' -f1)"
-	echo "mode=$([ "$quick" = 1 ] && echo quick || echo full) reps=$reps smp=$smp accel=$accel"
-	echo "host_cpus=$(nproc) host_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+	echo "mode=$([ "$quick" = 1 ] && echo quick || echo full)"
+	echo "reps=$reps"
+	echo "smp=$smp"
+	echo "accel=$accel"
+	echo "host_cpus=$(nproc)"
+	echo "host_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')"

@@ -18,9 +18,11 @@
  * All work is the calibrated busy loop (calibrate, once per boot).
  *
  * Output: one "snag name=... key=value..." summary line; with -r also one
- * "frame name=NAME i client_us server_us frame_us met" line per frame.
+ * "frame name=NAME i client_us server_us response_us frame_us met" line per frame.
  * Latencies: client wake = timer expiry -> client running; server wake = request
- * written -> server running; frame time = tick -> client's work done.
+ * written -> server running; response = request written -> reply read by the client
+ * (the server's wake latency + its work + any preemption in between); frame time =
+ * tick -> client's work done.
  * Entitlements: share of one CPU a CPU-bound task at the client's / server's nice gets
  * beside H/ncpus hogs per CPU, by the running scheduler's own table.
  */
@@ -39,7 +41,7 @@ struct rep {
 };
 
 struct frame {
-	int64_t client, server, time;
+	int64_t client, server, response, time;
 	int met;
 };
 
@@ -173,6 +175,7 @@ int main(int argc, char **argv)
 			q.t_sent = now_ns();
 			xwrite(to_srv[1], &q, sizeof(q));
 			xread(to_cli[0], &r, sizeof(r));
+			int64_t replied = now_ns();
 			burn_ms(lpm, CLIENT_MS);
 			done = now_ns();
 			if (in && sh[7] < maxf) {
@@ -180,6 +183,7 @@ int main(int argc, char **argv)
 
 				f->client = woke - tick;
 				f->server = r.lat;
+				f->response = replied - q.t_sent;
 				f->time = done - tick;
 				f->met = done <= tick + PERIOD_NS;
 				sh[1] += f->met;
@@ -237,6 +241,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		v[i] = fr[i].server;
 	print_stats("server_wake", v, n);
+	for (int i = 0; i < n; i++)
+		v[i] = fr[i].response;
+	print_stats("response", v, n);
 	printf(" demanded_cpu_pct=%.2f delivered_cpu_pct=%.2f pair_cpu_pct=%.2f",
 	       sh[3] / 1e3 / (window * 1e3) * 100, sh[4] / 1e3 / (window * 1e3) * 100,
 	       pair_cpu * 100);
@@ -252,7 +259,7 @@ int main(int argc, char **argv)
 	printf("\n");
 	if (raw)
 		for (int i = 0; i < n; i++)
-			printf("frame name=%s %d %.1f %.1f %.1f %d\n", name, i, fr[i].client / 1e3,
-			       fr[i].server / 1e3, fr[i].time / 1e3, fr[i].met);
+			printf("frame name=%s %d %.1f %.1f %.1f %.1f %d\n", name, i, fr[i].client / 1e3,
+			       fr[i].server / 1e3, fr[i].response / 1e3, fr[i].time / 1e3, fr[i].met);
 	return 0;
 }
