@@ -22,7 +22,7 @@ fi
 "$S/build-initramfs.sh"
 quick=${QUICK:-0}
 if [ "$quick" = 1 ]; then reps=${REPS:-1} extra="lab.quick=1" per_boot=90; else reps=${REPS:-3} extra= per_boot=210; fi
-out=${RESULTS:-$RSDL_WORK/results/$(date +%Y%m%d-%H%M%S)-demo$([ "$quick" = 1 ] && echo -quick)}
+out=${RESULTS:-$RSDL_WORK/results/$(date +%Y%m%d-%H%M%S)-demo$([ "$quick" = 1 ] && echo -quick || true)}
 # icount: guest time follows the instruction count, so the numbers do not depend on host load
 # (README: ACCEL); both vCPUs then share one host thread, the same for both schedulers.
 # 1 vCPU by default: with 2 vCPUs under -icount one vCPU ran 7-13 times slower than the other,
