@@ -290,10 +290,11 @@ accel=$(setup accel) smp=$(setup smp)
 	echo
 	echo "Pick cost: N threads that mostly sleep (each wakes once a second, burns 20 µs) or spin, beside a pipe"
 	echo "ping-pong between two processes. \`pingpong_us\`: µs per round trip; \`ctxsw_per_s\`: /proc/stat;"
-	echo "\`spin_work_pct\`: work the spinners got done, % of all CPUs (100 − it = scheduling + ping-pong + kernel cost)."
+	echo "\`spin_work_pct\`: work the spinners got done, % of all CPUs (100 − it = scheduling + ping-pong + kernel cost);"
+	echo "\`create_us_per_task\`: pthread_create cost per thread, before the measurement."
 	echo
 	side_header "run"
-	side "$csv/pickcost.csv" name "pingpong_us pingpong_ops ctxsw_per_s spin_work_pct late_start"
+	side "$csv/pickcost.csv" name "pingpong_us pingpong_ops ctxsw_per_s spin_work_pct create_us_per_task"
 	echo
 	echo "## 5. Calibration"
 	echo

@@ -7,6 +7,8 @@
  *
  *   pickcost -n NAME -m sleep|spin -t N [-d seconds]
  *
+ * The threads are created first (create_us_per_task: pthread_create cost), wait on a
+ * condition variable, and start together 0.5 s after the last one exists.
  * Output: "pickcost name=... tasks=N pingpong_us=... (per round trip)
  * ctxsw_per_s=... (from /proc/stat) spin_work_pct=... (work the spinners did, % of
  * all CPUs; 100 - it is the CPU lost to scheduling, the ping-pong and the kernel)".
@@ -14,7 +16,18 @@
 #include <pthread.h>
 #include "bench.h"
 
-static int64_t t_go, t_end;
+static volatile int64_t t_go, t_end;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+
+/* every thread waits here until all exist and the start time is set */
+static void wait_start(void)
+{
+	pthread_mutex_lock(&mu);
+	while (!t_go)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+}
 static double lpm;
 static const char *mode = "sleep";
 static volatile uint64_t *spin_units;
@@ -23,6 +36,7 @@ static void *worker(void *arg)
 {
 	long i = (long)arg;
 
+	wait_start();
 	if (!strcmp(mode, "spin")) {
 		uint64_t unit = (uint64_t)(lpm * UNIT_MS);
 
@@ -79,24 +93,20 @@ int main(int argc, char **argv)
 	lpm = loops_per_ms();
 	spin_units = shared_alloc(64);
 	pp = shared_alloc(64);
-	/* the tasks start together, after all of them exist, then run secs seconds */
-	t_go = now_ns() + NS_PER_S + (int64_t)n * 200000;	/* 0.2 ms per thread to create */
-	t_end = t_go + secs * NS_PER_S;
-
 	if (pipe(a) || pipe(b))
 		die("pipe");
 	p1 = fork();
 	if (p1 == 0) {
 		char c = 0;
 
-		sleep_until(t_go);
+		while (!pp[2])
+			usleep(1000);
+		sleep_until(pp[2]);
 		for (;;) {
 			if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
 				exit(0);
-			if (now_ns() < t_end)
+			if (now_ns() < pp[3])
 				pp[0]++;
-			else
-				pp[1] = 1;
 		}
 	}
 	p2 = fork();
@@ -108,6 +118,7 @@ int main(int argc, char **argv)
 				exit(0);
 	}
 	th = calloc(n, sizeof(*th));
+	int64_t c_start = now_ns();
 	pthread_attr_init(&at);
 	pthread_attr_setstacksize(&at, 64 * 1024);
 	for (long i = 0; i < n; i++)
@@ -115,9 +126,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "error: pthread_create %ld of %d\n", i, n);
 			return 1;
 		}
-	int late = now_ns() > t_go;
+	/* the tasks start together, once all of them exist, and run secs seconds */
+	int64_t create = now_ns() - c_start;
 	struct sched_param sp = { .sched_priority = 50 };
 	sched_setscheduler(0, SCHED_FIFO, &sp);
+	pthread_mutex_lock(&mu);
+	t_end = now_ns() + 500 * NS_PER_MS + secs * NS_PER_S;
+	pp[3] = t_end;
+	t_go = pp[2] = t_end - secs * NS_PER_S;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
 	sleep_until(t_go);
 	long long c0 = ctxt();
 	sleep_until(t_end);
@@ -130,9 +148,9 @@ int main(int argc, char **argv)
 	kill(p2, SIGKILL);
 	waitpid(p1, NULL, 0);
 	waitpid(p2, NULL, 0);
-	printf("pickcost name=%s sched=%s mode=%s tasks=%d secs=%d late_start=%d pingpong_ops=%lld "
+	printf("pickcost name=%s sched=%s mode=%s tasks=%d secs=%d create_us_per_task=%.1f pingpong_ops=%lld "
 	       "pingpong_us=%.2f ctxsw_per_s=%.0f spin_work_pct=%.2f\n",
-	       name, rsdl_enabled() ? "rsdl" : "eevdf", mode, n, secs, late, (long long)ops,
+	       name, rsdl_enabled() ? "rsdl" : "eevdf", mode, n, secs, create / 1e3 / n, (long long)ops,
 	       ops ? secs * 1e6 / ops : 0.0, (c1 - c0) / (double)secs,
 	       strcmp(mode, "spin") ? 0.0 : 100.0 * *spin_units * UNIT_MS / (secs * 1e3 * ncpus()));
 	return 0;
