@@ -21,10 +21,11 @@
  * (a few us). The controller (SCHED_FIFO, CPU 0) samples every 1 ms: when every
  * online CPU had a hog publishing on it since the previous sample, no CPU is
  * without a hog (fast path, no system call). Otherwise it reads
- * /proc/<pid>/stat of every hog that did not publish (state, field 3, and
+ * /proc/<pid>/stat of the hogs that did not publish (state, field 3, and
  * processor = task_cpu(), field 39, which for a queued task is the runqueue it
- * waits on; descriptors kept open, pread): a sample is "bad" when some online
- * CPU has no hog and another has >= 2 in state R. An interval runs from its
+ * waits on; descriptors kept open, pread), those last seen on a CPU lacking a
+ * hog first, until every CPU is known to hold one: a sample is "bad" when some
+ * online CPU has no hog and another has >= 2 in state R. An interval runs from its
  * first bad sample to the first good sample after it. A CPU without a hog may
  * still run something else for a moment (the controller itself, a kworker),
  * so this is "no hog queued", the scheduler's balancing state, not "halted".
@@ -56,7 +57,7 @@ int main(void)
 	uint64_t online = 0;
 	int64_t t0, t1, tr0, tr1, ctl0;
 	int64_t scan_ns = 0, bad_since = 0, worst = 0, worst_at = 0, bad_total = 0, prev_t = 0, max_gap = 0;
-	long uncovered[64] = { 0 }, nsamples = 0, nscans = 0, nbad_iv = 0, ngaps = 0;
+	long uncovered[64] = { 0 }, nreads = 0, nsamples = 0, nscans = 0, nbad_iv = 0, ngaps = 0;
 	char worst_counts[256] = "", cur_counts[256] = "", iv_counts[256] = "";
 	struct ktap_sub sub = { 0 };
 
@@ -117,18 +118,35 @@ int main(void)
 			for (int c = 0; c < n; c++)
 				if (!(covered >> c & 1))
 					uncovered[c]++;
-			for (int i = 0; i < nh; i++) {
-				char st;
-				int c;
+			/*
+			 * Hogs that published since the last sample count on their CPU. Then
+			 * the others' task_cpu(), first those last seen on a CPU that lacks
+			 * a hog (a stalled vCPU's own hogs, most likely still there), until
+			 * every CPU is known to hold a hog (a good sample) or all are read.
+			 */
+			uint64_t need = online & ~covered;
+			int done[MAXH] = { 0 };
 
-				if (fresh[i] && s[i].cpu >= 0) {
-					/* ran on this CPU since the last sample */
+			for (int i = 0; i < nh; i++)
+				if (fresh[i]) {
 					cnt[s[i].cpu]++;
-					continue;
+					done[i] = 1;
 				}
-				if (!proc_stat_fields_fd(statfd[i], &st, &c) && st == 'R' && c >= 0 &&
-				    c < 64)
-					cnt[c]++;
+			for (int pass = 0; pass < 2 && need; pass++) {
+				for (int i = 0; i < nh && need; i++) {
+					int lc = s[i].cpu, c;
+					char st;
+
+					if (done[i] || (pass == 0 && !(lc >= 0 && lc < 64 && (need >> lc & 1))))
+						continue;
+					done[i] = 1;
+					nreads++;
+					if (!proc_stat_fields_fd(statfd[i], &st, &c) && st == 'R' && c >= 0 &&
+					    c < 64) {
+						cnt[c]++;
+						need &= ~(1ULL << c);
+					}
+				}
 			}
 			scan_ns += now_ns() - ts;
 			for (int c = 0; c < n; c++) {
@@ -139,7 +157,7 @@ int main(void)
 				o += snprintf(cur_counts + o, sizeof(cur_counts) - o, "%scpu%d=%d",
 					      c ? " " : "", c, cnt[c]);
 			}
-			bad = idle >= 0 && over >= 0;
+			bad = need && idle >= 0 && over >= 0;
 		}
 		if (bad && !bad_since) {
 			bad_since = t;
@@ -178,9 +196,9 @@ int main(void)
 	ctl0 = thread_cpu_ns() - ctl0;
 	ktap_diag("phase 1, from the release on, %.1f s: sampler CPU time %.1f ms (%.1f%% of CPU 0)",
 		  (t1 - t0) / 1e9, MS(ctl0), 100.0 * ctl0 / (t1 - t0));
-	ktap_diag("samples %ld (every %.0f ms), /proc scans %ld (%.0f us each), sampling gaps > 5 ms: "
-		  "%ld, max gap %.1f ms", nsamples, MS(SAMPLE_NS), nscans,
-		  nscans ? US(scan_ns) / nscans : 0.0, ngaps, MS(max_gap));
+	ktap_diag("samples %ld (every %.0f ms), /proc scans %ld (%ld reads, %.0f us per scan), "
+		  "sampling gaps > 5 ms: %ld, max gap %.1f ms", nsamples, MS(SAMPLE_NS), nscans,
+		  nreads, nscans ? US(scan_ns) / nscans : 0.0, ngaps, MS(max_gap));
 	for (int c = 0; c < n; c++)
 		ktap_diag("CPU %d: no hog ran on it between two samples %ld times", c, uncovered[c]);
 	ktap_diag("intervals with a CPU without a hog while another had >= 2: %ld, total %.1f ms",
