@@ -31,6 +31,12 @@
  *     that moment, which the 5 % leave room for. This is a decision of the
  *     guest's scheduler only, which the host's load cannot change.
  *
+ * On EEVDF (rsdl=off) the same measurement is a reference printed beside
+ * RSDL's (issue 4: "report p99 beside EEVDF's"); the one subtest there,
+ * "measured", checks that it completed. Issue 4's rules are RSDL's: EEVDF may
+ * keep a wakee on its busy previous CPU and preempt there (measured: 78-86 %
+ * of the wakeups on an idle CPU).
+ *
  * Why a futex from the hog and one busy CPU, not a timer and one hog per busy
  * CPU: SMP boots run one host thread per vCPU, guest time = host wall time,
  * on a host with 2 cores shared with other work. A first version slept on
@@ -210,7 +216,7 @@ int main(void)
 	int64_t p99a, p99b;
 	cpu_set_t one;
 
-	ktap_plan("wake_placement", 2);
+	ktap_plan("wake_placement", sched_is_rsdl() ? 2 : 1);
 	ktap_watchdog(120);
 	ncpu = ncpus_online();
 	if (ncpu < 2)
@@ -252,6 +258,19 @@ int main(void)
 		  100.0 * on_idle / w->nb, w->nb - on_idle, not_moved);
 	ktap_diag("wake_p99_us=%.1f baseline_p99_us=%.1f sched=%s cpus=%d", US(p99b), US(p99a),
 		  sched_name(), ncpu);
+	if (!sched_is_rsdl()) {
+		/*
+		 * EEVDF: a reference for RSDL's numbers, not held to issue 4's rules,
+		 * which are RSDL's: EEVDF may keep a wakee on its busy previous CPU
+		 * (wake_affine, select_idle_sibling's scan limit) and preempt there.
+		 */
+		ktap_diag("EEVDF reference run: p99 %.1f us, %.1f%% on an idle CPU (RSDL is held to "
+			  "p99 <= %.0f us and >= 95%%)", US(p99b), 100.0 * on_idle / w->nb,
+			  US(BOUND_NS));
+		ktap_check(w->na >= NA / 2 && w->nb >= NB / 2, "measured",
+			   "only %d + %d wakeups measured", w->na, w->nb);
+		ktap_finish();
+	}
 	ktap_diag("p99 %.1f us, expected <= %.0f us", US(p99b), US(BOUND_NS));
 	if (p99a > BOUND_NS)
 		ktap_diag("note: the idle-CPU baseline's p99 (%.1f us) is itself above %.0f us: the "
