@@ -26,7 +26,11 @@
  *     block, so they are running or queued, and the kernel moves both kinds
  *     before the call returns (affine_move_task).
  *  3. all_progress: every sampler counted samples after its last mask change
- *     and every hog progressed (nothing stuck where it may not run).
+ *     and every hog progressed (nothing stuck where it may not run). Time
+ *     allowed after the last change: rsdl.md's bounded wait for a nice-0 task
+ *     with all 3N tasks on one CPU, (3N-1) x E(0) + 3N ticks (606 ms at N = 2,
+ *     1332 ms at N = 4 with rr_interval 6 ms); 300 ms was too short on RSDL
+ *     (a moved sampler may wait for its CPU's rotation).
  */
 #include "smp.h"
 
@@ -173,7 +177,23 @@ int main(void)
 			    "sampler %d on CPU %d (state %c) after sched_setaffinity(%s) returned", i,
 			    cpu, st, bits_str(m, b1, sizeof(b1)));
 	}
-	sleep_ms(300);	/* every sampler gets time under its last mask */
+	{
+		/*
+		 * Every sampler must run under its last mask: wait the longest a nice-0
+		 * task may wait with all 3N tasks on one CPU (rsdl.md, CPU-bound bound:
+		 * sum of the others' E(0) + one tick per task), at least 300 ms.
+		 */
+		int rr = sched_is_rsdl() && rr_interval_get() > 0 ? rr_interval_get()
+								  : RSDL_RR_DEFAULT_MS;
+		int64_t grace = (int64_t)(3 * n - 1) * rsdl_entitlement_ns(SCHED_OTHER, 0, rr) +
+				3 * n * NSEC_PER_MSEC;
+
+		if (grace < 300 * NSEC_PER_MSEC)
+			grace = 300 * NSEC_PER_MSEC;
+		ktap_diag("last changes done; waiting %.0f ms = (3N-1) x E(0) + 3N ticks (rr_interval "
+			  "%d ms) for every sampler to run under its last mask", MS(grace), rr);
+		sleep_ns(grace);
+	}
 	ktap_diag("%d mask changes in %.1f s", changes, MS(now_ns() - t0) / 1e3);
 	ktap_diag("sampler  mask now   samples/s  discarded  CPUs seen  violations");
 	for (int i = 0; i < nt; i++) {
