@@ -249,7 +249,11 @@ accel=$(setup accel) smp=$(setup smp)
 	echo
 	echo "![frame time CDF](plots/frame-time-cdf.png)"
 	echo
-	echo "Wake-latency CDFs, client and server, per scenario:"
+	echo "Reading the table: *server wake* is request written → server running; *server response* adds the server's"
+	echo "own work and every preemption until the reply is read, so it shows a burst cut into quanta. When the pair's demand"
+	echo "(\`demanded_cpu_pct\`) is above its entitlement (S2b, S4), missed frames are the fair outcome, not a failure."
+	echo
+	echo "Latency CDFs (client wake, server wake, server response) per scenario:"
 	echo
 	for sc in $scenarios; do echo "![$sc](plots/cdf-$sc.png)"; done
 	echo
@@ -292,6 +296,9 @@ accel=$(setup accel) smp=$(setup smp)
 	echo "ping-pong between two processes. \`pingpong_us\`: µs per round trip; \`ctxsw_per_s\`: /proc/stat;"
 	echo "\`spin_work_pct\`: work the spinners got done, % of all CPUs (100 − it = scheduling + ping-pong + kernel cost);"
 	echo "\`create_us_per_task\`: pthread_create cost per thread, before the measurement."
+	echo "Beside N spinners the ping-pong competes for CPU: under RSDL a task that has used its slots waits for the"
+	echo "rotation, up to Σ E(others) = N × 20 slots × rr_interval (spec: bounded wait), so with 100 or more spinners it"
+	echo "may get no round trip at all in the window (\`pingpong_ops\` = 0, shown as 0 µs); under EEVDF it gets about 1/(N+2)."
 	echo
 	side_header "run"
 	side "$csv/pickcost.csv" name "pingpong_us pingpong_ops ctxsw_per_s spin_work_pct create_us_per_task"
