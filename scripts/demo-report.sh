@@ -209,7 +209,7 @@ accel=$(setup accel) smp=$(setup smp)
 	echo "- command: \`$(setup command)\`"
 	echo "- kernel: \`$(setup kernel)\` (sha256 $(setup kernel_sha256 | cut -c1-16)…), $(tr -d '\r' <"$out/raw/rep1-rsdl/console.log" | grep -m1 -o 'Linux version [^ ]*' || echo '?'), repository commit $(setup commit)"
 	echo "- host: $(setup host_cpus) CPUs ($(setup host_model)), $(setup qemu), shared with other jobs"
-	echo "- guest: QEMU TCG, -smp $smp, -m 2048M, accel $accel"
+	echo "- guest: QEMU TCG, -smp $smp, -m 2048M, accel $accel, kernel command line \`$(tr -d '\r' <"$out/raw/rep1-rsdl/console.log" | sed -n 's/.*Command line: //p' | head -n 1)\`"
 	if [ "$accel" = icount ]; then
 		echo "- **clock**: every time in this report is guest CLOCK_MONOTONIC under \`-accel tcg,thread=single -icount shift=4,sleep=off\`:"
 		echo "  guest virtual time, advancing 16 ns per emulated instruction, independent of host load (not host wall time)."
@@ -231,7 +231,7 @@ accel=$(setup accel) smp=$(setup smp)
 	echo "Boots:"
 	echo
 	for b in $boots; do
-		echo "- \`$b\`: $(tail -n 1 "$out/raw/$b/verdict"), $(cat "$out/raw/$b/wall-seconds" 2>/dev/null || echo '?') s wall$(ls -d "$out/raw/$b".try* >/dev/null 2>&1 && echo ", after $(ls -d "$out/raw/$b".try* | wc -l) boot(s) given up for unbalanced vCPUs")"
+		echo "- \`$b\`: $(tail -n 1 "$out/raw/$b/verdict"), $(cat "$out/raw/$b/wall-seconds" 2>/dev/null || echo '?') s wall, vCPU balance at start/end $(tr -d '\r' <"$out/raw/$b/ktap.log" | grep -o 'vcpu_balance=[0-9.]*' | cut -d= -f2 | paste -sd/)$(ls -d "$out/raw/$b".try* >/dev/null 2>&1 && echo ", after $(ls -d "$out/raw/$b".try* | wc -l) boot(s) given up for unbalanced vCPUs")"
 	done
 	echo
 	echo "## 1. The snag workload"
