@@ -29,6 +29,9 @@ for type in calibrate snag share shares cyclictest bench pickcost; do
 			}'
 	done | awk -F'\t' 'NR == 1 { print $1 } { print $2 }' >"$csv/$type.csv"
 done
+# a ping-pong that got no round trip in the window has no time per round trip (not 0)
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 1 && $c["pingpong_ops"] == 0 { $c["pingpong_us"] = "" } 1' \
+	"$csv/pickcost.csv" >"$csv/pickcost.tmp" && mv "$csv/pickcost.tmp" "$csv/pickcost.csv"
 for b in $boots; do
 	rep=${b%%-*} rep=${rep#rep} sched=${b#*-}
 	tr -d '\r' <"$out/raw/$b/ktap.log" | awk -v rep="$rep" -v sched="$sched" '
@@ -46,21 +49,25 @@ side() {
 		lo = a[1]; hi = a[n]
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
+	# "(n of N)" when only n of the N repetitions have a value
+	function of(k, m, s,   r, x, n) { n = 0; for (x in reps) { split(x, r, SUBSEP); if (r[1] == s) n++ }
+		return cnt[k, m, s] < n ? sprintf(" (%d of %d)", cnt[k, m, s], n) : "" }
 	function fmt(x) { return (x == int(x)) ? sprintf("%d", x) : (x < 10 && x > -10 ? sprintf("%.3g", x) : sprintf("%.1f", x)) }
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; nk = split(keys, K, " "); nm = split(metrics, M, " "); next }
 	{
 		k = ""
 		for (i = 1; i <= nk; i++) k = k (i > 1 ? " " : "") $col[K[i]]
 		if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-		for (i = 1; i <= nm; i++) if (M[i] in col) v[k, M[i], $2] = v[k, M[i], $2] " " $col[M[i]]
+		reps[$2, $1] = 1
+		for (i = 1; i <= nm; i++) if ((M[i] in col) && $col[M[i]] != "") { v[k, M[i], $2] = v[k, M[i], $2] " " $col[M[i]]; cnt[k, M[i], $2]++ }
 	}
 	END {
 		for (r = 1; r <= n; r++) for (i = 1; i <= nm; i++) {
 			k = order[r]; m = M[i]
 			if (!((k, m, "rsdl") in v) && !((k, m, "eevdf") in v)) continue
 			rs = "–"; es = "–"; rr = "–"; er = "–"; ratio = "–"
-			if ((k, m, "rsdl") in v) { a = med(v[k, m, "rsdl"]); rs = fmt(a); rr = fmt(lo) "–" fmt(hi) }
-			if ((k, m, "eevdf") in v) { b = med(v[k, m, "eevdf"]); es = fmt(b); er = fmt(lo) "–" fmt(hi) }
+			if ((k, m, "rsdl") in v) { a = med(v[k, m, "rsdl"]); rs = fmt(a) of(k, m, "rsdl"); rr = fmt(lo) "–" fmt(hi) }
+			if ((k, m, "eevdf") in v) { b = med(v[k, m, "eevdf"]); es = fmt(b) of(k, m, "eevdf"); er = fmt(lo) "–" fmt(hi) }
 			if (rs != "–" && es != "–") ratio = (b != 0) ? sprintf("%.2f", a / b) : (a == 0 ? "1.00" : "∞")
 			printf "| %s | %s | %s | %s | %s | %s | %s |\n", k, m, rs, rr, es, er, ratio
 		}
@@ -298,7 +305,7 @@ accel=$(setup accel) smp=$(setup smp)
 	echo "\`create_us_per_task\`: pthread_create cost per thread, before the measurement."
 	echo "Beside N spinners the ping-pong competes for CPU: under RSDL a task that has used its slots waits for the"
 	echo "rotation, up to Σ E(others) = N × 20 slots × rr_interval (spec: bounded wait), so with 100 or more spinners it"
-	echo "may get no round trip at all in the window (\`pingpong_ops\` = 0, shown as 0 µs); under EEVDF it gets about 1/(N+2)."
+	echo "may get no round trip at all in the window (\`pingpong_ops\` = 0, no \`pingpong_us\`); under EEVDF it gets about 1/(N+2)."
 	echo
 	side_header "run"
 	side "$csv/pickcost.csv" name "pingpong_us pingpong_ops ctxsw_per_s spin_work_pct create_us_per_task"
