@@ -28,10 +28,6 @@ out=${RESULTS:-$RSDL_WORK/results/$(date +%Y%m%d-%H%M%S)-demo$([ "$quick" = 1 ] 
 # 1 vCPU by default: with 2 vCPUs under -icount one vCPU ran 7-13 times slower than the other,
 # or not at all, in every boot tried (README, make demo).
 smp=${SMP:-1} accel=${ACCEL:-icount}
-# With more vCPUs under -icount, a periodic tick and low-resolution timers (nohz=off highres=off)
-# kept the vCPUs balanced in the probes (calibrate's vcpu_balance 0.98-1.0 instead of 0-0.15).
-# Timers then expire on ticks (1 ms at HZ=1000), the same for both schedulers.
-if [ "$smp" -gt 1 ] && [ "$accel" = icount ]; then extra="$extra nohz=off highres=off"; fi
 per_boot=$((per_boot * smp)) # -icount emulates the vCPUs on one host thread
 mkdir -p "$out/raw"
 boots=$((2 * reps))
