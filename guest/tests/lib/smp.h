@@ -222,7 +222,10 @@ static inline double jain_index(const double *x, int n)
 	return s2 > 0 ? s * s / (n * s2) : 0;
 }
 
-/* Print the lines of the RSDL debugfs file that mention migrations (issue 4's counters). */
+/*
+ * Print, per CPU record of the RSDL debugfs file, its cpu=, load and migration/balance
+ * tokens (issue 4's counters), e.g. "cpu=0 load_ns=240000000 migrate_wakeup=885 ...".
+ */
 static inline void rsdl_print_migration_counters(const char *when)
 {
 	static char buf[65536];
@@ -234,8 +237,23 @@ static inline void rsdl_print_migration_counters(const char *when)
 	if (read_file(RSDL_DEBUGFS_PATH, buf, sizeof(buf)) < 0)
 		return;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (strstr(line, "migrat") || strstr(line, "balance") || strstr(line, "pull")) {
-			ktap_diag("debugfs %s: %.200s", when, line);
+		char out[512], *tok, *tsave;
+		size_t o = 0;
+		int keep = 0;
+
+		if (strncmp(line, "cpu=", 4) || strstr(line, " level="))
+			continue;
+		for (tok = strtok_r(line, " \t", &tsave); tok; tok = strtok_r(NULL, " \t", &tsave)) {
+			int k = !strncmp(tok, "cpu=", 4);
+
+			if (strstr(tok, "migrat") || strstr(tok, "balanc") || strstr(tok, "pull") ||
+			    strstr(tok, "load"))
+				k = keep = 1;
+			if (k && o + strlen(tok) + 2 < sizeof(out))
+				o += snprintf(out + o, sizeof(out) - o, "%s%s", o ? " " : "", tok);
+		}
+		if (keep) {
+			ktap_diag("debugfs %s: %s", when, out);
 			found = 1;
 		}
 	}
