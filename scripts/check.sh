@@ -73,7 +73,7 @@ smp_numbers() {
 	for b in $boots; do
 		f=$runs/$b/ktap.log
 		[ -f "$f" ] || continue
-		v=$(grep -oE "($keys)=[0-9.]+" "$f" | tr '\n' ' ')
+		v=$(grep -oE "($keys)=[0-9.]+" "$f" | tr '\n' ' ' || true)
 		[ -z "$v" ] || echo "numbers $b: $v"
 	done
 	[ -f "$runs/rsdl-smp4/ktap.log" ] && [ -f "$runs/eevdf-smp4/ktap.log" ] || return 0
