@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "stats.h"
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -223,17 +225,6 @@ static inline void hogs_measure(const struct hogs *h, int secs, double *share, d
 		share[i] = (cur[i] - first[i]) * UNIT_MS * NS_PER_MS / (double)(t - t0);
 	if (!h->n)
 		*min1s = 0;
-}
-
-static inline double jain(const double *x, int n)
-{
-	double s = 0, s2 = 0;
-
-	for (int i = 0; i < n; i++) {
-		s += x[i];
-		s2 += x[i] * x[i];
-	}
-	return s2 > 0 ? s * s / (n * s2) : 0;
 }
 
 /* ---- percentiles ------------------------------------------------------------ */

@@ -63,6 +63,6 @@ int main(int argc, char **argv)
 	}
 	printf("shares name=%s sched=%s hogs=%d pinned=%d secs=%d jain=%.4f min1s_pct=%.3f "
 	       "worst_vs_expected=%.3f\n",
-	       name, rsdl ? "rsdl" : "eevdf", n, cpu >= 0, secs, jain(share, n), 100 * min1s, worst);
+	       name, rsdl ? "rsdl" : "eevdf", n, cpu >= 0, secs, jain_index(share, n), 100 * min1s, worst);
 	return 0;
 }

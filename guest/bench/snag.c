@@ -251,7 +251,7 @@ int main(int argc, char **argv)
 	       H ? 100 * expected_share(rsdl, cnice, (H + nc - 1) / nc, hnice, rr) : 100.0,
 	       H ? 100 * expected_share(rsdl, snice, (H + nc - 1) / nc, hnice, rr) : 100.0);
 	printf(" hog_share_mean_pct=%.2f hog_fair_pct=%.2f hog_jain=%.4f hog_min1s_pct=%.2f",
-	       H ? 100 * hsum / H : 0.0, H ? 100 * (nc - pair_cpu) / H : 0.0, H ? jain(share, H) : 1.0,
+	       H ? 100 * hsum / H : 0.0, H ? 100 * (nc - pair_cpu) / H : 0.0, H ? jain_index(share, H) : 1.0,
 	       H ? 100 * min1s : 0.0);
 	printf(" hog_shares_pct=");
 	for (int i = 0; i < H; i++)

@@ -47,6 +47,28 @@
 #define IDLE_MAX_NS (100 * NSEC_PER_MSEC)
 #define MAXH 64
 
+/* Intervals in which a CPU ran no hog while another CPU had two or more */
+struct bad_intervals {
+	long n;
+	int64_t total, worst, worst_at;
+	char worst_counts[256];
+};
+
+/* Account the interval [@from, @to); @counts: the hog counts seen when it began */
+static void bad_interval_end(struct bad_intervals *b, int64_t from, int64_t to, int64_t t0,
+			     const char *counts)
+{
+	int64_t d = to - from;
+
+	b->n++;
+	b->total += d;
+	if (d > b->worst) {
+		b->worst = d;
+		b->worst_at = from - t0;
+		snprintf(b->worst_counts, sizeof(b->worst_counts), "%s", counts);
+	}
+}
+
 int main(void)
 {
 	int n = ncpus_online(), nh = 2 * n, gate[MAXH], statfd[MAXH];
@@ -56,9 +78,10 @@ int main(void)
 	long long run0[MAXH], run1[MAXH], mig0[MAXH], mig1[MAXH];
 	uint64_t online = 0;
 	int64_t t0, t1, tr0, tr1, ctl0;
-	int64_t scan_ns = 0, bad_since = 0, worst = 0, worst_at = 0, bad_total = 0, prev_t = 0, max_gap = 0;
-	long uncovered[64] = { 0 }, nreads = 0, nsamples = 0, nscans = 0, nbad_iv = 0, ngaps = 0;
-	char worst_counts[256] = "", cur_counts[256] = "", iv_counts[256] = "";
+	int64_t scan_ns = 0, bad_since = 0, prev_t = 0, max_gap = 0;
+	long uncovered[64] = { 0 }, nreads = 0, nsamples = 0, nscans = 0, ngaps = 0;
+	char cur_counts[256] = "", iv_counts[256] = "";
+	struct bad_intervals bad_iv = { 0 };
 	struct ktap_sub sub = { 0 };
 
 	ktap_plan("smp_share", 2);
@@ -164,15 +187,7 @@ int main(void)
 			snprintf(iv_counts, sizeof(iv_counts), "%s", cur_counts);
 		}
 		if (!bad && bad_since) {
-			int64_t d = t - bad_since;
-
-			nbad_iv++;
-			bad_total += d;
-			if (d > worst) {
-				worst = d;
-				worst_at = bad_since - t0;
-				snprintf(worst_counts, sizeof(worst_counts), "%s", iv_counts);
-			}
+			bad_interval_end(&bad_iv, bad_since, t, t0, iv_counts);
 			bad_since = 0;
 		}
 		next += SAMPLE_NS;
@@ -182,15 +197,7 @@ int main(void)
 	}
 	t1 = now_ns();
 	if (bad_since) {
-		int64_t d = t1 - bad_since;
-
-		nbad_iv++;
-		bad_total += d;
-		if (d > worst) {
-			worst = d;
-			worst_at = bad_since - t0;
-			snprintf(worst_counts, sizeof(worst_counts), "%s", iv_counts);
-		}
+		bad_interval_end(&bad_iv, bad_since, t1, t0, iv_counts);
 		ktap_diag("a bad interval was still open at the end of the window");
 	}
 	ctl0 = thread_cpu_ns() - ctl0;
@@ -202,13 +209,13 @@ int main(void)
 	for (int c = 0; c < n; c++)
 		ktap_diag("CPU %d: no hog ran on it between two samples %ld times", c, uncovered[c]);
 	ktap_diag("intervals with a CPU without a hog while another had >= 2: %ld, total %.1f ms",
-		  nbad_iv, MS(bad_total));
-	if (worst)
+		  bad_iv.n, MS(bad_iv.total));
+	if (bad_iv.worst)
 		ktap_diag("longest such interval started at +%.1f ms, first sample: %s",
-			  MS(worst_at), worst_counts);
-	ktap_diag("longest interval %.1f ms, expected <= %.0f ms", MS(worst), MS(IDLE_MAX_NS));
-	ktap_check(worst <= IDLE_MAX_NS, "no_idle_while_overloaded",
-		   "a CPU had no hog for %.1f ms while another had >= 2 (bound %.0f ms)", MS(worst),
+			  MS(bad_iv.worst_at), bad_iv.worst_counts);
+	ktap_diag("longest interval %.1f ms, expected <= %.0f ms", MS(bad_iv.worst), MS(IDLE_MAX_NS));
+	ktap_check(bad_iv.worst <= IDLE_MAX_NS, "no_idle_while_overloaded",
+		   "a CPU had no hog for %.1f ms while another had >= 2 (bound %.0f ms)", MS(bad_iv.worst),
 		   MS(IDLE_MAX_NS));
 
 	/* Phase 2: shares, the controller asleep. */

@@ -8,6 +8,7 @@
 #ifndef LAB_SMP_H
 #define LAB_SMP_H
 
+#include "stats.h"
 #include "util.h"
 
 /* The online CPUs 0..ncpus_online()-1 (the lab never has holes at start). */
@@ -208,18 +209,6 @@ static inline int proc_stat_fields_fd(int fd, char *state, int *processor)
 		return -1;
 	buf[r] = '\0';
 	return proc_stat_parse(buf, state, processor);
-}
-
-/* Jain's fairness index of @n values: (sum x)^2 / (n sum x^2); 1 = all equal. */
-static inline double jain_index(const double *x, int n)
-{
-	double s = 0, s2 = 0;
-
-	for (int i = 0; i < n; i++) {
-		s += x[i];
-		s2 += x[i] * x[i];
-	}
-	return s2 > 0 ? s * s / (n * s2) : 0;
 }
 
 /*
