@@ -49,7 +49,7 @@ ver=$(strings "$KERNEL" | grep -m1 -o '^6\.[0-9.]*[^ ]* ([^)]*)' || true)
 say "kernel: $KERNEL (${ver:-?})," \
 	"$([ -n "$has_rsdl" ] && echo 'CONFIG_SCHED_RSDL=y' || echo 'no CONFIG_SCHED_RSDL')"
 
-all="selftest-warn selftest-fail eevdf-smp2 rsdl-smp1 rsdl-smp2 eevdf-smp4 rsdl-smp4"
+all="selftest-warn selftest-fail eevdf-smp1 rsdl-smp1 eevdf-smp2 rsdl-smp2 eevdf-smp4 rsdl-smp4"
 boots=${BOOTS:-$all}
 runs=$RSDL_WORK/runs/$(date +%Y%m%d-%H%M%S)-check
 not_run=()

@@ -41,7 +41,10 @@ multi) accel_args=(-accel tcg,thread=multi) ;;
 icount) accel_args=(-accel tcg,thread=single -icount shift=4,sleep=off) ;;
 *) die "unknown accel mode '$accel' (multi or icount)" ;;
 esac
-cmdline="console=ttyS0 loglevel=7 panic=-1 schedstats=enable $extra"
+# lab.clock tells the guest's tests whether its clock follows the instruction count
+# (icount: timing bounds hold whatever the host does) or the host's clock (multi: a vCPU
+# the host descheduled shows up as latency and as runtime that did no work).
+cmdline="console=ttyS0 loglevel=7 panic=-1 schedstats=enable lab.clock=$accel $extra"
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 	"${accel_args[@]}" -cpu qemu64 -smp "$smp" -m "$mem"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"

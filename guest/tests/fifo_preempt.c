@@ -6,7 +6,10 @@
  * 1. fifo_wake_latency: a SCHED_FIFO task wakes from an absolute hrtimer on a
  *    CPU busy with normal hogs (two nice 0, one nice -20), 1000 times, after
  *    300 wakes on the idle CPU as a baseline. It must preempt at once:
- *      p90 <= baseline p90 + 0.5 ms, and max <= 10 ms.
+ *      p90 <= baseline p90 + 0.5 ms, and max <= 10 ms. The max is asserted
+ *    only where the guest's clock is exact (lab.clock=icount): on the host's
+ *    clock one descheduling of the vCPU thread by the host is a guest
+ *    "latency" of any length (10.7 ms and 38.8 ms seen on idle-looking runs).
  *    Why relative: the timer, idle-exit and wakeup path costs whatever the
  *    kernel build and the emulator make it (the lab's debug kernel under
  *    icount: ~0.5 ms at p50, a p99 of ~2 ms even on an idle CPU), so only
@@ -25,7 +28,12 @@
  *    of five, and the loop-rate calibration has a few % error) and <= 2 G
  *    (both guards may hand out their budget in the same period). A class that
  *    put normal tasks level with FIFO gets ~50 % and fails; one that lost the
- *    guard (true starvation) gets 0 % and fails.
+ *    guard (true starvation) gets 0 % and fails. Shares are asserted by
+ *    runtime (/proc/PID/schedstat, what the scheduler handed out) and, where
+ *    the guest's clock is exact, also by loop count against a calibrated
+ *    rate; on the host's clock the host's descheduling of the vCPU takes
+ *    loops from whichever task was running (the FIFO hog did 71.9 % by
+ *    loops on a busy 4-vCPU run).
  */
 #include "util.h"
 
@@ -74,7 +82,10 @@ static void test_wake_latency(int cpu)
 		  "(bound %.1f us = baseline p90 + 500), p99 %.1f us, max %.1f us (bound %.0f us)",
 		  cpu, US(st.p50), US(st.p90), US(base.p90 + LAT_P90_SLACK), US(st.p99),
 		  US(st.max), US(LAT_MAX_BOUND));
-	ktap_check(st.p90 <= base.p90 + LAT_P90_SLACK && st.max <= LAT_MAX_BOUND,
+	if (!guest_clock_exact())
+		ktap_diag("max not asserted: guest clock is the %s", guest_clock_name());
+	ktap_check(st.p90 <= base.p90 + LAT_P90_SLACK &&
+		   (st.max <= LAT_MAX_BOUND || !guest_clock_exact()),
 		   "fifo_wake_latency", "p90 %.1f us / max %.1f us over bound %.1f / %.0f us",
 		   US(st.p90), US(st.max), US(base.p90 + LAT_P90_SLACK), US(LAT_MAX_BOUND));
 out:
@@ -112,9 +123,10 @@ static void test_starvation_guard(int cpu)
 	struct hog_slot *s = shared_alloc(sizeof(*s) * 2);
 	struct task_cfg nc = { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 };
 	struct task_cfg fc = { .cpu = cpu, .policy = SCHED_FIFO, .prio = 10 };
-	double g = guard_share(cpu), rate, sh_it, sh_acct, sh_fifo, lo, hi;
+	double g = guard_share(cpu), rate, sh_it, sh_acct, sh_fifo, sh_fifo_acct, lo, hi;
 	uint64_t i0, i1, f0, f1;
-	long long r0, r1;
+	long long r0, r1, q0, q1;
+	int ok;
 	int64_t t0, t1, c0;
 	pid_t n, f = -1;
 
@@ -139,11 +151,13 @@ static void test_starvation_guard(int cpu)
 	i0 = s[0].iters;
 	f0 = s[1].iters;
 	schedstat_read(n, &r0, NULL, NULL);
+	schedstat_read(f, &q0, NULL, NULL);
 	t0 = now_ns();
 	sleep_ns(GUARD_WINDOW_NS);
 	i1 = s[0].iters;
 	f1 = s[1].iters;
 	schedstat_read(n, &r1, NULL, NULL);
+	schedstat_read(f, &q1, NULL, NULL);
 	t1 = now_ns();
 	kill_child(f);
 	f = -1;
@@ -151,19 +165,27 @@ static void test_starvation_guard(int cpu)
 	sh_it = (i1 - i0) / rate / (t1 - t0);
 	sh_acct = (double)(r1 - r0) / (t1 - t0);
 	sh_fifo = (f1 - f0) / rate / (t1 - t0);
+	sh_fifo_acct = (double)(q1 - q0) / (t1 - t0);
 	lo = 0.6 * g;
 	hi = 2.0 * g;
-	ktap_diag("normal task under a FIFO hog for %.2f s: %.2f%% by loop count, %.2f%% by "
-		  "schedstat; expected %.2f%% (bounds %.2f..%.2f%%); FIFO hog %.2f%%",
-		  (t1 - t0) / 1e9, 100 * sh_it, 100 * sh_acct, 100 * g, 100 * lo, 100 * hi,
-		  100 * sh_fifo);
+	ktap_diag("normal task under a FIFO hog for %.2f s: %.2f%% by schedstat, %.2f%% by "
+		  "loop count; expected %.2f%% (bounds %.2f..%.2f%%); FIFO hog %.2f%% by "
+		  "schedstat, %.2f%% by loop count (bound >= %.2f%%)",
+		  (t1 - t0) / 1e9, 100 * sh_acct, 100 * sh_it, 100 * g, 100 * lo, 100 * hi,
+		  100 * sh_fifo_acct, 100 * sh_fifo, 100 * (1.0 - hi - 0.05));
+	ok = sh_acct >= lo && sh_acct <= hi && sh_fifo_acct >= 1.0 - hi - 0.05;
+	if (guest_clock_exact())
+		ok = ok && sh_it >= lo && sh_it <= hi && sh_fifo >= 1.0 - hi - 0.05;
+	else
+		ktap_diag("loop-count shares not asserted: guest clock is the %s",
+			  guest_clock_name());
 	if (g <= 0)
 		ktap_fail("rt_starvation_guard", "no RT starvation guard configured");
 	else
-		ktap_check(sh_it >= lo && sh_it <= hi && sh_fifo >= 1.0 - hi - 0.05,
-			   "rt_starvation_guard", "normal share %.2f%% outside %.2f..%.2f%% "
-			   "(or FIFO hog only %.2f%%)", 100 * sh_it, 100 * lo, 100 * hi,
-			   100 * sh_fifo);
+		ktap_check(ok, "rt_starvation_guard", "normal share %.2f%% (schedstat) / %.2f%% "
+			   "(loops) outside %.2f..%.2f%%, or FIFO hog %.2f%% / %.2f%% below %.2f%%",
+			   100 * sh_acct, 100 * sh_it, 100 * lo, 100 * hi, 100 * sh_fifo_acct,
+			   100 * sh_fifo, 100 * (1.0 - hi - 0.05));
 out:
 	if (f > 0)
 		kill_child(f);

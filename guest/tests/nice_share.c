@@ -18,7 +18,11 @@
  * CPU with the lab's debug kernel under EEVDF. The cross-check is there to
  * catch gross accounting errors (time charged to the wrong task), which the
  * accounting program tests directly; twice the share tolerance keeps it
- * clear of the switch cost.
+ * clear of the switch cost. The cross-check is asserted only where the
+ * guest's clock is exact (lab.clock=icount): on the host's clock, time the
+ * host takes a vCPU thread away is charged to the running hog as runtime
+ * and does no loop work (nice 0 of 0/0: 57.4 % by loops, 50.0 % by
+ * schedstat, on a 2-vCPU multi-thread run).
  *
  * How it could pass while wrong: a scheduler ignoring nice gives 50/50 and
  * fails every mixed row; a scheduler using the other table fails 0/5, 0/10,
@@ -98,7 +102,8 @@ static void run_mix(int m, int rsdl, int rr, int cpu)
 	}
 	ktap_diag("%s: window %.0f ms on CPU %d, hogs ran %.1f%% of it (schedstat)", name,
 		  MS(t1 - t0), cpu, 100.0 * rsum / (t1 - t0));
-	ktap_diag("  nice  expected%%  measured%%  (loop count%%)");
+	ktap_diag("  nice  expected%%  measured%%  (loop count%%%s)",
+		  guest_clock_exact() ? "" : ", not asserted on the host clock");
 	for (int i = 0; i < n; i++) {
 		double exp = 100.0 * (rsdl ? rsdl_share(t, n, i, rr) : eevdf_share(t, n, i));
 		double loop = isum ? 100.0 * (i1[i] - i0[i]) / isum : 0;
@@ -108,7 +113,8 @@ static void run_mix(int m, int rsdl, int rr, int cpu)
 		ktap_expect(&sub, got >= exp - TOL_POINTS && got <= exp + TOL_POINTS,
 			    "nice %d: measured %.2f%%, expected %.2f%% +-%.0f", t[i].nice, got,
 			    exp, TOL_POINTS);
-		ktap_expect(&sub, loop >= exp - TOL_LOOP_POINTS && loop <= exp + TOL_LOOP_POINTS,
+		ktap_expect(&sub, !guest_clock_exact() ||
+			    (loop >= exp - TOL_LOOP_POINTS && loop <= exp + TOL_LOOP_POINTS),
 			    "nice %d: loop-count share %.2f%%, expected %.2f%% +-%.0f", t[i].nice,
 			    loop, exp, TOL_LOOP_POINTS);
 	}

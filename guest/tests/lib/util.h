@@ -192,6 +192,37 @@ static inline char *rtrim(char *s)
 	return s;
 }
 
+/* ---- the emulator's clock ---------------------------------------------------- */
+
+/*
+ * 1 when the guest's time follows its instruction count (the lab boots it with
+ * lab.clock=icount: QEMU -icount, one vCPU thread), 0 when it follows the host's
+ * clock (lab.clock=multi, or not booted by the lab). Only on an exact clock does
+ * a wall-time tail bound or a work-per-time comparison measure the guest's
+ * scheduler: with the host's clock, a vCPU thread the host deschedules shows
+ * up in the guest as latency and as runtime that did no work.
+ */
+static inline int guest_clock_exact(void)
+{
+	static int exact = -1;
+	char buf[4096], *p;
+
+	if (exact >= 0)
+		return exact;
+	exact = 0;
+	if (read_file("/proc/cmdline", buf, sizeof(buf)) < 0)
+		return exact;
+	for (p = strtok(buf, " \n"); p; p = strtok(NULL, " \n"))
+		if (!strcmp(p, "lab.clock=icount"))
+			exact = 1;
+	return exact;
+}
+
+static inline const char *guest_clock_name(void)
+{
+	return guest_clock_exact() ? "instruction count (icount)" : "host clock (multi-thread TCG)";
+}
+
 /* ---- scheduler detection and tunables --------------------------------------- */
 
 #define RSDL_STATE_PATH "/sys/kernel/rsdl/state"
