@@ -3,7 +3,7 @@
 # RSDL_WORK, KERNEL, BOOTS, ACCEL, BOOT_TIMEOUT, SMP, RSDL, CMDLINE, QUICK, REPS.
 SHELL := /bin/bash
 
-.PHONY: help deps tree export-patches kernel kernel-perf initramfs check demo boot
+.PHONY: help deps tree export-patches kernel kernel-perf initramfs check demo boot series
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -11,6 +11,10 @@ help:
 ## make check           build the debug kernel, run the harness self-tests and the guest suite
 check:
 	scripts/check.sh
+
+## make series          git am patches/ onto pristine 6.12, checkpatch --strict and build every commit
+series: tree
+	scripts/check-series.sh
 
 ## make demo            RSDL vs EEVDF on the perf kernel: snag workload, latency, fairness, throughput (QUICK=1)
 demo:

@@ -13,8 +13,10 @@ perf) fragments=(base rsdl) ;;
 *) die "unknown flavour $flavour (debug or perf)" ;;
 esac
 STAGE=kernel-$flavour
-B=$RSDL_WORK/build-$flavour
-LOG=$RSDL_WORK/build-$flavour.log
+# LAB_TREE / LAB_BUILD: build another tree into another directory (check-series.sh)
+LINUX=${LAB_TREE:-$LINUX}
+B=${LAB_BUILD:-$RSDL_WORK/build-$flavour}
+LOG=$B.log
 frags=("${fragments[@]/#/$REPO/configs/}")
 frags=("${frags[@]/%/.config}")
 # LOCALVERSION= (empty): no "+" suffix for the git tree in the release string
