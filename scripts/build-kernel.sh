@@ -21,7 +21,7 @@ frags=("${fragments[@]/#/$REPO/configs/}")
 frags=("${frags[@]/%/.config}")
 # LOCALVERSION= (empty): no "+" suffix for the git tree in the release string
 kmake=(make -C "$LINUX" O="$B" CC="ccache gcc" LOCALVERSION= -j"$(nproc)")
-[ -d "$LINUX/.git" ] || die "no kernel tree in $LINUX (scripts/prepare-tree.sh makes it)"
+[ -e "$LINUX/.git" ] || die "no kernel tree in $LINUX (scripts/prepare-tree.sh makes it)"
 mkdir -p "$B" "$CCACHE_DIR"
 t0=$(date +%s)
 

@@ -65,7 +65,9 @@ for i in "${!commits[@]}"; do
 	subject=$(git log -1 --format=%s "$c")
 	# 2. checkpatch, from inside the tree (it reads MAINTAINERS, spelling.txt, ...)
 	cp_log=$LOGS/checkpatch-$n.log
-	./scripts/checkpatch.pl --strict --show-types "$REPO/patches/$p" >"$cp_log" 2>&1 || true
+	# Debian's python3 first: spdxcheck.py needs the python3-ply and python3-git packages
+	PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --show-types "$REPO/patches/$p" \
+		>"$cp_log" 2>&1 || true
 	summary=$(grep -E '^total: ' "$cp_log" || echo "no summary")
 	bad=$(grep -E '^(ERROR|WARNING|CHECK):' "$cp_log" |
 		grep -vxF 'CHECK:SPACING: spaces preferred around that '"'*'"' (ctx:ExV)' || true)

@@ -198,7 +198,9 @@ set title "snag workload: frames met (median over the repetitions)"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
-set yrange [0:105]
+set yrange [0:120]
+set ytics 0,20,100
+set key top center horizontal
 set grid y
 set ylabel "frames met (%)"
 set xtics rotate by -20 font ",8"
