@@ -21,49 +21,9 @@
  *     accepted, and the empty group is removed (rmdir succeeds).
  */
 #include <sys/stat.h>
-#include "util.h"
+#include "cgroup.h"
 
-static char root[128], grp[200];
-
-static int find_cgroup2(void)
-{
-	char buf[8192], *line;
-
-	if (read_file("/proc/mounts", buf, sizeof(buf)) < 0)
-		return -1;
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-		char dev[64], mnt[128], type[32];
-
-		if (sscanf(line, "%63s %127s %31s", dev, mnt, type) == 3 && !strcmp(type, "cgroup2")) {
-			snprintf(root, sizeof(root), "%s", mnt);
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static int cg_write(const char *dir, const char *file, const char *val)
-{
-	char path[300];
-	ssize_t r;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	r = write_file(path, val);
-	return r < 0 ? (int)r : 0;
-}
-
-static int cg_read(const char *dir, const char *file, char *out, size_t len)
-{
-	char path[300];
-	ssize_t r;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	r = read_file(path, out, len);
-	if (r < 0)
-		return (int)r;
-	rtrim(out);
-	return 0;
-}
+static char grp[200];
 
 static long long usage_usec(void)
 {
@@ -91,15 +51,15 @@ static int setup(void)
 	char buf[256];
 	int r;
 
-	if (find_cgroup2()) {
+	if (cg_find_root()) {
 		ktap_fail("cpu_controller_setup", "no cgroup2 mount in /proc/mounts");
 		return -1;
 	}
-	r = cg_read(root, "cgroup.controllers", buf, sizeof(buf));
-	ktap_diag("cgroup2 at %s, controllers: %s", root, r ? "?" : buf);
-	r = cg_write(root, "cgroup.subtree_control", "+cpu");
-	ktap_expect(&s, r == 0, "enable +cpu in %s: %s", root, strerror(-r));
-	snprintf(grp, sizeof(grp), "%s/labtest-%d", root, (int)getpid());
+	r = cg_read(cg_root, "cgroup.controllers", buf, sizeof(buf));
+	ktap_diag("cgroup2 at %s, controllers: %s", cg_root, r ? "?" : buf);
+	r = cg_write(cg_root, "cgroup.subtree_control", "+cpu");
+	ktap_expect(&s, r == 0, "enable +cpu in %s: %s", cg_root, strerror(-r));
+	snprintf(grp, sizeof(grp), "%s/labtest-%d", cg_root, (int)getpid());
 	if (mkdir(grp, 0755)) {
 		ktap_expect(&s, 0, "mkdir %s: %s", grp, strerror(errno));
 		grp[0] = '\0';
@@ -203,7 +163,7 @@ int main(void)
 	ktap_sub_end(&s, "hog_runs_in_group");
 
 	memset(&s, 0, sizeof(s));
-	r = cg_write(root, "cgroup.procs", pidstr);
+	r = cg_write(cg_root, "cgroup.procs", pidstr);
 	ktap_expect(&s, r == 0, "moving the hog back to the root: %s", strerror(-r));
 	r = cg_write(grp, "cpu.max", "max 100000");
 	ktap_expect(&s, r == 0, "cpu.max 'max 100000': %s", strerror(-r));
