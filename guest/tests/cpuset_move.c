@@ -9,9 +9,12 @@
  *     hogs into the group. Moving a task into a cpuset changes its allowed
  *     CPUs before the write to cgroup.procs returns (a running task is moved
  *     by the stopper, a queued one directly), so no pass that started after
- *     the last write may run outside {L}. Over the next 1 s every hog gets
- *     1/3 of CPU L +- 0.05: all three queue there and share it (equal E(p)
- *     on RSDL, equal weights on EEVDF).
+ *     the last write may run outside {L}. Every hog then gets 1/3 of CPU L
+ *     +- 0.05 over 1 s: all three queue there and share it (equal E(p) on
+ *     RSDL, equal weights on EEVDF). On RSDL a moved task keeps what is left
+ *     of its entitlement (rule 12), so the shares are only equal from the
+ *     first major rotation on: the 1 s starts after the settle time
+ *     3 x E(nice 0) + 100 ms (460 ms at rr_interval 6; 100 ms on EEVDF).
  *  2. change_cpus: cpuset.cpus = {0} while they run: the same two checks.
  *  3. widen: cpuset.cpus = all online CPUs. Nothing moves a task for that;
  *     the scheduler's balancing must spread them: in a 1 s window starting
@@ -21,6 +24,7 @@
 #include <sys/stat.h>
 #include "cgroup.h"
 #include "smp.h"
+#include "rsdl_spec.h"
 
 #define NHOGS 3
 #define NPHASES 4
@@ -43,7 +47,7 @@ static struct ctl *ctl;
 static struct cs_hog *hogs;
 static pid_t pids[NHOGS];
 static char grp[200];
-static int ncpu, last;
+static int ncpu, last, settle_ms = 100;
 
 static void cs_hog_loop(struct cs_hog *h)
 {
@@ -98,6 +102,7 @@ static void check_inside(struct ktap_sub *s, int ph, const char *set)
 	double share[NHOGS];
 	uint64_t it0[NHOGS];
 
+	sleep_ms(settle_ms);
 	for (int i = 0; i < NHOGS; i++)
 		it0[i] = hogs[i].iters;
 	shares(1000, share);
@@ -143,6 +148,14 @@ int main(void)
 		ktap_bail("needs 2 online CPUs");
 	if (cg_find_root())
 		ktap_bail("no cgroup2 mount in /proc/mounts");
+	if (sched_is_rsdl()) {
+		int rr = rr_interval_get();
+
+		if (rr < 1)
+			ktap_bail("cannot read %s", RR_INTERVAL_PATH);
+		settle_ms = NHOGS * rsdl_entitlement_ns(SCHED_OTHER, 0, rr) / NSEC_PER_MSEC + 100;
+	}
+	ktap_diag("shares are measured from %d ms after each change on", settle_ms);
 	become_controller_or_bail();
 	r = cg_write(cg_root, "cgroup.subtree_control", "+cpuset");
 	if (r)
