@@ -5,6 +5,7 @@
 #   KERNEL=/path/bzImage                  test that image instead of building one
 #   ACCEL=icount|multi  (default: icount for 1-CPU boots, multi for SMP boots; see README)
 #   BOOT_TIMEOUT=seconds (per boot, default 1200)
+#   BOOT_JOBS=N  icount boots run side by side, N at once (default: nproc)
 #   SERIES=0  skip check-series.sh (git am, checkpatch --strict, build of every commit)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -104,47 +105,90 @@ smp_numbers() {
 	done
 }
 
-for b in $boots; do
+# run_boot NAME: boot NAME and judge it. Its verdict lines go to $runs/NAME/results, a
+# reason it could not run to $runs/NAME/not-run, its wall time to $runs/NAME/took, and
+# what a person reads to stdout once the boot is over.
+run_boot() {
+	local b=$1 t0 out=$runs/$1/results
 	t0=$(date +%s)
+	mkdir -p "$runs/$b"
+	: >"$out"
 	case $b in
 	selftest-warn)
 		# The harness must fail a boot whose kernel WARNed, even if the KTAP passed.
 		if ! grep -q '^CONFIG_LKDTM=y' "$kconfig" 2>/dev/null; then
-			not_run+=("$b(no CONFIG_LKDTM)")
-			continue
+			echo "$b(no CONFIG_LKDTM)" >"$runs/$b/not-run"
+			return 0
 		fi
 		if boot "$b" 1 "lab.run=selftest-warn"; then :; fi
 		if grep -q "^FAIL  $b/console" "$runs/$b/verdict" && grep -q 'WARNING:' "$runs/$b/verdict"; then
-			echo "PASS  harness/$b  (splat detected: $(grep -m1 -o 'WARNING:.*' "$runs/$b/verdict" | cut -c1-70))" >>"$results"
+			echo "PASS  harness/$b  (splat detected: $(grep -m1 -o 'WARNING:.*' "$runs/$b/verdict" | cut -c1-70))" >>"$out"
 		else
-			echo "FAIL  harness/$b  (the LKDTM WARNING was not detected; see $runs/$b)" >>"$results"
+			echo "FAIL  harness/$b  (the LKDTM WARNING was not detected; see $runs/$b)" >>"$out"
 		fi
 		;;
 	selftest-fail)
 		# The harness must fail a boot in which a guest test failed.
 		if boot "$b" 1 "lab.run=selftest-fail"; then :; fi
 		if grep -q "^FAIL  $b/lab-false" "$runs/$b/verdict" && grep -q "^PASS  $b/lab-true" "$runs/$b/verdict"; then
-			echo "PASS  harness/$b  (failing guest test detected: $(grep -m1 "^FAIL  $b/lab-false" "$runs/$b/verdict" | cut -c7-90))" >>"$results"
+			echo "PASS  harness/$b  (failing guest test detected: $(grep -m1 "^FAIL  $b/lab-false" "$runs/$b/verdict" | cut -c7-90))" >>"$out"
 		else
-			echo "FAIL  harness/$b  (the failing guest test was not reported; see $runs/$b)" >>"$results"
+			echo "FAIL  harness/$b  (the failing guest test was not reported; see $runs/$b)" >>"$out"
 		fi
 		;;
 	eevdf-smp[0-9]*)
 		boot "$b" "${b#eevdf-smp}" "rsdl=off $suite_cmdline" || true
-		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$results"
+		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$out"
 		;;
 	rsdl-smp[0-9]*)
 		if [ -z "$has_rsdl" ]; then
-			not_run+=("$b")
-			continue
+			echo "$b" >"$runs/$b/not-run"
+			return 0
 		fi
 		boot "$b" "${b#rsdl-smp}" "$suite_cmdline" || true
-		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$results"
+		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$out"
 		;;
+	esac
+	[ ! -f "$runs/$b/verdict" ] || grep -v "^$b: " "$runs/$b/verdict" || true
+	printf '%-20s %s' "boot $b" "$(since "$t0")" >"$runs/$b/took"
+}
+
+# boot_accel NAME: the accel mode boot() will use for NAME
+boot_accel() {
+	local smp=1
+	case $1 in *-smp[0-9]*) smp=${1##*-smp} ;; esac
+	if [ -n "${ACCEL:-}" ]; then echo "$ACCEL"; elif [ "$smp" = 1 ]; then echo icount; else echo multi; fi
+}
+
+# Boots under icount do not depend on the host's load (guest time is the instruction
+# count, see ACCEL in the README), so they run side by side, up to BOOT_JOBS (default: the
+# host's CPUs) at once. The others time everything on the host's clock: they run after,
+# one at a time, alone on the machine.
+side_by_side= one_by_one=
+for b in $boots; do
+	case $b in
+	selftest-warn | selftest-fail | eevdf-smp[0-9]* | rsdl-smp[0-9]*) ;;
 	*) die "unknown boot '$b' (known: $all)" ;;
 	esac
-	grep -v "^$b: " "$runs/$b/verdict"
-	timings+=("$(printf '%-20s %s' "boot $b" "$(since "$t0")")")
+	if [ "$(boot_accel "$b")" = icount ]; then side_by_side+=" $b"; else one_by_one+=" $b"; fi
+done
+for b in $side_by_side; do
+	while [ "$(jobs -rp | wc -l)" -ge "${BOOT_JOBS:-$(nproc)}" ]; do wait -n || true; done
+	run_boot "$b" &
+done
+wait
+for b in $one_by_one; do
+	run_boot "$b"
+done
+for b in $boots; do
+	[ ! -f "$runs/$b/results" ] || cat "$runs/$b/results" >>"$results"
+	if [ -f "$runs/$b/not-run" ]; then
+		not_run+=("$(cat "$runs/$b/not-run")")
+	elif [ -f "$runs/$b/took" ]; then
+		timings+=("$(cat "$runs/$b/took")")
+	else
+		echo "FAIL  $b/run  (the harness stopped before judging this boot; see $runs/$b)" >>"$results"
+	fi
 done
 
 echo
