@@ -72,10 +72,16 @@ runs=$RSDL_WORK/runs/$(date +%Y%m%d-%H%M%S)-check
 suite_cmdline="lab.run=suite trace_instance=lab^traceoff,sched:sched_switch"
 not_run=()
 
+# boot_accel SMP: how QEMU runs a boot with SMP vCPUs: ACCEL if set, else icount for one
+# vCPU and multi for more (see ACCEL in the README)
+boot_accel() {
+	if [ -n "${ACCEL:-}" ]; then echo "$ACCEL"; elif [ "$1" = 1 ]; then echo icount; else echo multi; fi
+}
+
 # boot NAME SMP CMDLINE: boot once, judge it into $runs/NAME/verdict; returns the verdict
 boot() {
-	local name=$1 smp=$2 cmdline=$3 dir=$runs/$1 accel=${ACCEL:-multi}
-	[ -n "${ACCEL:-}" ] || [ "$smp" != 1 ] || accel=icount
+	local name=$1 smp=$2 cmdline=$3 dir=$runs/$1 accel
+	accel=$(boot_accel "$smp")
 	mkdir -p "$dir"
 	"$S/run-qemu.sh" -k "$KERNEL" -n "$name" -o "$dir" -s "$smp" -c "$cmdline" \
 		-a "$accel" -t "${BOOT_TIMEOUT:-1200}" || true
@@ -153,13 +159,6 @@ run_boot() {
 	printf '%-20s %s' "boot $b" "$(since "$t0")" >"$runs/$b/took"
 }
 
-# boot_accel NAME: the accel mode boot() will use for NAME
-boot_accel() {
-	local smp=1
-	case $1 in *-smp[0-9]*) smp=${1##*-smp} ;; esac
-	if [ -n "${ACCEL:-}" ]; then echo "$ACCEL"; elif [ "$smp" = 1 ]; then echo icount; else echo multi; fi
-}
-
 # Boots under icount do not depend on the host's load (guest time is the instruction
 # count, see ACCEL in the README), so they run side by side, up to BOOT_JOBS (default: the
 # host's CPUs) at once. The others time everything on the host's clock: they run after,
@@ -167,10 +166,11 @@ boot_accel() {
 side_by_side= one_by_one=
 for b in $boots; do
 	case $b in
-	selftest-warn | selftest-fail | eevdf-smp[0-9]* | rsdl-smp[0-9]*) ;;
+	selftest-warn | selftest-fail) smp=1 ;;
+	eevdf-smp[0-9]* | rsdl-smp[0-9]*) smp=${b##*-smp} ;;
 	*) die "unknown boot '$b' (known: $all)" ;;
 	esac
-	if [ "$(boot_accel "$b")" = icount ]; then side_by_side+=" $b"; else one_by_one+=" $b"; fi
+	if [ "$(boot_accel "$smp")" = icount ]; then side_by_side+=" $b"; else one_by_one+=" $b"; fi
 done
 for b in $side_by_side; do
 	while [ "$(jobs -rp | wc -l)" -ge "${BOOT_JOBS:-$(nproc)}" ]; do wait -n || true; done
