@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build $RSDL_WORK/initramfs-lab.cpio.gz: static busybox with its applet links, /init and
 # the run scripts of guest/lab, the guest test programs (make -C guest/tests O=...), and
-# Debian's cyclictest, hackbench, stress-ng and perf with their shared libraries.
+# Debian's cyclictest, hackbench, stress-ng, trinity and perf with their shared libraries.
 # Only rebuilt when one of these inputs changed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -42,7 +42,7 @@ host_tool() {
 	echo "$p"
 }
 declare -A tools
-for t in cyclictest hackbench stress-ng perf; do tools[$t]=$(host_tool "$t"); done
+for t in cyclictest hackbench stress-ng trinity perf; do tools[$t]=$(host_tool "$t"); done
 libs=$(for p in "${tools[@]}"; do ldd "$p" || true; done |
 	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u)
 
@@ -80,8 +80,9 @@ install -m 755 "$LAB"/run/* lab/run/
 chmod 644 lab/run/*.list
 for f in $(test_bins) $(test_extras); do cp "$f" lab/tests/; done
 cp "$LAB/profile" etc/profile
-echo 'root:x:0:0:root:/root:/bin/sh' >etc/passwd
-echo 'root:x:0:' >etc/group
+# nobody/nogroup: trinity -X (the soak) drops to the user it finds with getpwnam("nobody")
+printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' >etc/passwd
+printf '%s\n' 'root:x:0:' 'nogroup:x:65534:' >etc/group
 mknod -m 600 dev/console c 5 1 2>/dev/null || true
 find . -print0 | sort -z | cpio --null -o -H newc --owner=0:0 --quiet | gzip -6 >"$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
