@@ -1,9 +1,10 @@
 # RSDL lab. Main entry points: make demo, make check. See README.md.
 # Settings come from the environment or the command line (make check BOOTS=eevdf-smp2):
-# RSDL_WORK, KERNEL, BOOTS, ACCEL, BOOT_TIMEOUT, SMP, RSDL, CMDLINE, QUICK, REPS.
+# RSDL_WORK, KERNEL, BOOTS, ACCEL, BOOT_TIMEOUT, SMP, RSDL, CMDLINE, QUICK, REPS,
+# SOAK_MIN, SOAK_KERNEL, PRISTINE_KERNEL, SOAK_BOOTS.
 SHELL := /bin/bash
 
-.PHONY: help deps tree export-patches kernel kernel-perf initramfs check demo boot series
+.PHONY: help deps tree export-patches kernel kernel-perf initramfs check demo boot series soak
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -19,6 +20,10 @@ series: tree
 ## make demo            RSDL vs EEVDF on the perf kernel: snag workload, latency, fairness, throughput (QUICK=1)
 demo:
 	scripts/demo.sh
+
+## make soak           stress-ng + trinity + hotplug soak: RSDL | EEVDF | pristine 6.12, 1/2/4 vCPUs (SOAK_MIN=10)
+soak:
+	scripts/soak.sh
 
 ## make boot            interactive shell in a guest (SMP=2, RSDL=off, KERNEL=..., CMDLINE=...)
 boot:

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# build-kernel.sh debug|perf — configure (when the fragments changed) and build the bzImage
-# of one flavour from $RSDL_WORK/linux into $RSDL_WORK/build-<flavour>.
-#   debug: tinyconfig + base + debug + rsdl  (make check, make boot)
-#   perf:  tinyconfig + base + rsdl          (make demo)
+# build-kernel.sh debug|perf|soak|pristine — configure (when the fragments changed) and build
+# the bzImage of one flavour from $RSDL_WORK/linux into $RSDL_WORK/build-<flavour>.
+#   debug:    tinyconfig + base + debug + rsdl         (make check, make boot)
+#   perf:     tinyconfig + base + rsdl                 (make demo)
+#   soak:     tinyconfig + base + debug + rsdl + soak  (make soak: KASAN, UBSAN)
+#   pristine: tinyconfig + base + debug + soak, from the pristine worktree
+#             $RSDL_WORK/pristine (scripts/prepare-pristine.sh; tag base, no series), the
+#             reference column of make soak
 # Prints one progress line every 30 s; the full log is $RSDL_WORK/build-<flavour>.log.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-flavour=${1:?usage: build-kernel.sh debug|perf}
+flavour=${1:?usage: build-kernel.sh debug|perf|soak|pristine}
 case $flavour in
 debug) fragments=(base debug rsdl) ;;
 perf) fragments=(base rsdl) ;;
-*) die "unknown flavour $flavour (debug or perf)" ;;
+soak) fragments=(base debug rsdl soak) ;;
+pristine) fragments=(base debug soak) LINUX=${LAB_TREE:-$RSDL_WORK/pristine} ;;
+*) die "unknown flavour $flavour (debug, perf, soak or pristine)" ;;
 esac
 STAGE=kernel-$flavour
 # LAB_TREE / LAB_BUILD: build another tree into another directory (check-series.sh)

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make soak: long stress of the scheduler in QEMU guests, RSDL vs rsdl=off (EEVDF) on the
+# soak kernel (base + debug + rsdl + soak: lockdep, KASAN, UBSAN) vs the pristine 6.12 kernel
+# (the same configs without the series), side by side. Each boot runs guest/lab/run/soak for
+# SOAK_MIN minutes of guest time: stress-ng's scheduler class, trinity on the scheduling
+# syscalls (as nobody and as root), CPU hotplug, rr_interval writes (RSDL), cgroup moves.
+# A boot fails on any kernel splat on the console (scripts/ktap-verdict.sh's detector), a
+# failed part of the mix, or a timeout.
+#
+# SCHED_DEADLINE and CPU hotplug never run at once (the guest runs hotplug in the first half,
+# stress-ng's schedpolicy and root trinity in the second): upstream 6.12 WARNs in
+# inactive_task_timer() (kernel/sched/deadline.c, running_bw underflow) with both at once, on
+# either scheduler. See guest/lab/run/soak and docs/soak.md.
+#
+#   SOAK_MIN=10                minutes of guest time per boot
+#   SOAK_KERNEL=bzImage        prebuilt image for the RSDL and EEVDF columns (no tree, no build)
+#   PRISTINE_KERNEL=bzImage    prebuilt image for the pristine column (no worktree, no build)
+#   SOAK_BOOTS="rsdl-smp2 ..." boots to run (default: {rsdl,eevdf,pristine}-smp{1,2,4})
+#   BOOT_TIMEOUT=seconds       per boot (default: 4 x SOAK_MIN + 15 minutes)
+#   BOOT_JOBS=N                1-vCPU (icount) boots side by side (default: nproc); the
+#                              SMP boots (multi-threaded TCG) run one at a time
+# Output: one "soak <boot>: ..." line per boot, a table RSDL | EEVDF | pristine per vCPU
+# count with verdicts and wall times, "N passed, N failed"; all of it in
+# $RSDL_WORK/results/<time>-soak/summary.txt, the boots' logs in $RSDL_WORK/runs/<time>-soak/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+STAGE=soak
+S=$REPO/scripts
+t_start=$(date +%s)
+SOAK_MIN=${SOAK_MIN:-10}
+[[ $SOAK_MIN =~ ^[0-9]+$ ]] && [ "$SOAK_MIN" -gt 0 ] || die "SOAK_MIN=$SOAK_MIN: a whole number of minutes"
+all="rsdl-smp1 eevdf-smp1 pristine-smp1 rsdl-smp2 eevdf-smp2 pristine-smp2 rsdl-smp4 eevdf-smp4 pristine-smp4"
+boots=${SOAK_BOOTS:-$all}
+for b in $boots; do
+	[[ $b =~ ^(rsdl|eevdf|pristine)-smp[0-9]+$ ]] || die "unknown boot '$b' (e.g. $all)"
+done
+timeout_s=${BOOT_TIMEOUT:-$((4 * SOAK_MIN * 60 + 900))}
+
+"$S/deps.sh"
+if [ -z "${SOAK_KERNEL:-}" ] && [[ " $boots" =~ \ (rsdl|eevdf)- ]]; then
+	"$S/prepare-tree.sh"
+	"$S/build-kernel.sh" soak
+	SOAK_KERNEL=$RSDL_WORK/build-soak/arch/x86/boot/bzImage
+fi
+if [ -z "${PRISTINE_KERNEL:-}" ] && [[ " $boots" =~ \ pristine- ]]; then
+	[ -e "$LINUX/.git" ] || "$S/prepare-tree.sh"
+	"$S/prepare-pristine.sh"
+	"$S/build-kernel.sh" pristine
+	PRISTINE_KERNEL=$RSDL_WORK/build-pristine/arch/x86/boot/bzImage
+fi
+for k in ${SOAK_KERNEL:-} ${PRISTINE_KERNEL:-}; do [ -f "$k" ] || die "no kernel image $k"; done
+"$S/build-initramfs.sh"
+
+stamp=$(date +%Y%m%d-%H%M%S)
+runs=$RSDL_WORK/runs/$stamp-soak
+res=$RSDL_WORK/results/$stamp-soak
+mkdir -p "$runs" "$res"
+say "SOAK_MIN=$SOAK_MIN, boots: $boots"
+say "soak kernel: ${SOAK_KERNEL:-none}; pristine kernel: ${PRISTINE_KERNEL:-none}"
+say "expect about $SOAK_MIN min of guest time per boot plus boot time; logs in $runs"
+
+# run_boot NAME: boot, judge, write $runs/NAME/{verdict,summary,took}
+run_boot() {
+	local b=$1 dir=$runs/$1 kind=${1%-smp*} smp=${1##*-smp} kernel cmdline accel t0 rc st
+	mkdir -p "$dir"
+	cmdline="lab.run=soak soak.sec=$((SOAK_MIN * 60))"
+	case $kind in
+	rsdl) kernel=$SOAK_KERNEL ;;
+	eevdf) kernel=$SOAK_KERNEL cmdline="rsdl=off $cmdline" ;;
+	# rsdl=off: a harmless unknown parameter on a pristine kernel; with an image that does
+	# have RSDL (a mistaken PRISTINE_KERNEL) the column is still EEVDF, and marked below
+	pristine) kernel=$PRISTINE_KERNEL cmdline="rsdl=off $cmdline" ;;
+	esac
+	if [ "$smp" = 1 ]; then accel=icount; else accel=multi; fi
+	t0=$(date +%s)
+	"$S/run-qemu.sh" -k "$kernel" -n "$b" -o "$dir" -s "$smp" -m 2048M -a "$accel" \
+		-c "$cmdline" -t "$timeout_s" >"$dir/qemu-run.out" 2>&1 || true
+	echo $(($(date +%s) - t0)) >"$dir/took"
+	rc=0
+	"$S/ktap-verdict.sh" -n "$b" "$dir/ktap.log" "$dir/console.log" \
+		"$(cat "$dir/qemu-status")" >"$dir/verdict" || rc=$?
+	local counters splats verdict
+	counters=$(sed -n 's/^# soak-counters: //p' "$dir/ktap.log" | tr -d '\r' | tail -n 1)
+	[ -n "$counters" ] ||
+		counters="trinity_calls=? stress_ng_bogo_ops=? hotplug_cycles=? rr_writes=? cgroup_moves=?"
+	splats=$(sed -n "s/^FAIL  $b\/console  (\([0-9]*\) splat lines.*/\1/p" "$dir/verdict")
+	if [ "$rc" = 0 ]; then verdict=PASS; else verdict=FAIL; fi
+	echo "soak $b: $counters splats=${splats:-0} verdict=$verdict" >"$dir/summary"
+	if [ "$kind" = pristine ] && grep -q 'scheduler rsdl' "$dir/ktap.log"; then
+		echo "  note: $b ran RSDL: PRISTINE_KERNEL is not a pristine kernel" >>"$dir/summary"
+	elif [ "$kind" = pristine ] && ! grep -q 'no /sys/kernel/rsdl' "$dir/ktap.log"; then
+		echo "  note: $b: PRISTINE_KERNEL has RSDL built in (booted rsdl=off), not a pristine kernel" >>"$dir/summary"
+	fi
+	st=$(grep -c '^FAIL  ' "$dir/verdict" || true)
+	[ "$st" = 0 ] || grep '^FAIL  \|^        ' "$dir/verdict" | head -n 12 | sed 's/^/  /' >>"$dir/summary"
+	say "$(head -n 1 "$dir/summary") ($(since "$t0"))"
+}
+
+side_by_side= one_by_one=
+for b in $boots; do
+	if [ "${b##*-smp}" = 1 ]; then side_by_side+=" $b"; else one_by_one+=" $b"; fi
+done
+for b in $side_by_side; do
+	while [ "$(jobs -rp | wc -l)" -ge "${BOOT_JOBS:-$(nproc)}" ]; do wait -n || true; done
+	run_boot "$b" &
+done
+wait
+for b in $one_by_one; do run_boot "$b"; done
+
+cell() { # cell BOOT: "PASS 12m03s" or "-" when not run
+	local d=$runs/$1 s
+	[ -f "$d/summary" ] || { echo "-"; return; }
+	s=$(cat "$d/took")
+	printf '%s %dm%02ds' "$(sed -n '1s/.*verdict=//p' "$d/summary")" $((s / 60)) $((s % 60))
+}
+{
+	echo "===== make soak: SOAK_MIN=$SOAK_MIN (guest minutes per boot)"
+	echo "soak kernel: ${SOAK_KERNEL:-none}"
+	echo "pristine kernel: ${PRISTINE_KERNEL:-none}"
+	for b in $boots; do cat "$runs/$b/summary" 2>/dev/null || echo "soak $b: not run verdict=FAIL"; done
+	echo
+	printf '%-6s | %-16s | %-16s | %-16s\n' vCPUs RSDL EEVDF pristine
+	for n in $(for b in $boots; do echo "${b##*-smp}"; done | sort -nu); do
+		printf '%-6s | %-16s | %-16s | %-16s\n' "$n" "$(cell rsdl-smp$n)" "$(cell eevdf-smp$n)" "$(cell pristine-smp$n)"
+	done
+	echo "(verdict and wall time per boot; logs: $runs)"
+	echo "total wall time: $(since "$t_start")"
+	passed=0 failed=0
+	for b in $boots; do
+		if grep -q 'verdict=PASS' "$runs/$b/summary" 2>/dev/null; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+		fi
+	done
+	echo "$passed passed, $failed failed"
+} | tee "$res/summary.txt"
+grep -q ' 0 failed$' "$res/summary.txt"
