@@ -20,6 +20,8 @@
 #   BOOT_TIMEOUT=seconds       per boot (default: 4 x SOAK_MIN + 15 minutes)
 #   BOOT_JOBS=N                1-vCPU (icount) boots side by side (default: nproc); the
 #                              SMP boots (multi-threaded TCG) run one at a time
+#   SOAK_CMDLINE="..."         more kernel parameters, e.g. soak.dl_hotplug=1 (SCHED_DEADLINE
+#                              users and hotplug together, to reproduce the upstream warning)
 # Output: one "soak <boot>: ..." line per boot, a table RSDL | EEVDF | pristine per vCPU
 # count with verdicts and wall times, "N passed, N failed"; all of it in
 # $RSDL_WORK/results/<time>-soak/summary.txt, the boots' logs in $RSDL_WORK/runs/<time>-soak/.
@@ -64,7 +66,7 @@ say "expect about $SOAK_MIN min of guest time per boot plus boot time; logs in $
 run_boot() {
 	local b=$1 dir=$runs/$1 kind=${1%-smp*} smp=${1##*-smp} kernel cmdline accel t0 rc st
 	mkdir -p "$dir"
-	cmdline="lab.run=soak soak.sec=$((SOAK_MIN * 60))"
+	cmdline="lab.run=soak soak.sec=$((SOAK_MIN * 60)) ${SOAK_CMDLINE:-}"
 	case $kind in
 	rsdl) kernel=$SOAK_KERNEL ;;
 	eevdf) kernel=$SOAK_KERNEL cmdline="rsdl=off $cmdline" ;;
@@ -115,7 +117,7 @@ cell() { # cell BOOT: "PASS 12m03s" or "-" when not run
 	printf '%s %dm%02ds' "$(sed -n '1s/.*verdict=//p' "$d/summary")" $((s / 60)) $((s % 60))
 }
 {
-	echo "===== make soak: SOAK_MIN=$SOAK_MIN (guest minutes per boot)"
+	echo "===== make soak: SOAK_MIN=$SOAK_MIN (guest minutes per boot)${SOAK_CMDLINE:+, SOAK_CMDLINE=$SOAK_CMDLINE}"
 	echo "soak kernel: ${SOAK_KERNEL:-none}"
 	echo "pristine kernel: ${PRISTINE_KERNEL:-none}"
 	for b in $boots; do cat "$runs/$b/summary" 2>/dev/null || echo "soak $b: not run verdict=FAIL"; done
