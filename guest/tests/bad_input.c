@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bad_input - every file the RSDL series adds under /proc, /sys and debugfs
+ * refuses bad input with the documented errno and changes nothing.
+ *
+ * Files: /proc/sys/kernel/rr_interval (0644, ms, 1..1000, EINVAL otherwise,
+ * the old value kept: docs/interfaces.md, rule 13 of
+ * Documentation/scheduler/sched-rsdl.rst), /sys/kernel/rsdl/state (0444 sysfs),
+ * /sys/kernel/debug/sched/rsdl (0444 debugfs, RSDL boots only) and any other
+ * /sys/kernel/debug/sched/rsdl* entry (see test_debugfs_others()).
+ *
+ * How rr_interval parses a write (rsdl_rr_interval_handler): one write(2)
+ * is one whole value. It is refused with EINVAL when the file position is not
+ * 0, when it is empty or 16 bytes or longer, when what is left after
+ * stripping leading and trailing whitespace (strim) is not a base-10 int for
+ * kstrtoint() (which takes one leading '+' or '-'), or when the int is
+ * outside 1..1000. So " 7 \n" sets 7, "010" sets 10 (base 10, not octal) and
+ * "0x6" is refused: this differs from proc_dointvec, which reads base 0
+ * (0x6 = 6, 010 = 8) and ignores writes at a nonzero position. A refused
+ * write does not move the file position.
+ *
+ * RSDL boots (rsdl=on); every refused write is followed by a read-back, which
+ * must still show the value set before it (11, chosen so that a 32- or 64-bit
+ * wrap of 2^32+6 or 2^64+6 to 6 would show):
+ *  1. rr_garbage: "abc", "6abc", "0x6", "6.5", "6 7", "6,7", "--6", "+-6",
+ *     "- 6", "1e3", "six", "\x01", bytes 0xff 0xfe: EINVAL.
+ *  2. rr_range: 0, -0, -1, -6, 1001, 2^31-1, 2^31, -2^31, -2^31-1, 2^32+6,
+ *     2^63, 2^64+6, 300 digits: EINVAL.
+ *  3. rr_empty_whitespace: a zero-length write, " ", "\n", "\t",
+ *     " \t\n \n", 15 spaces: EINVAL.
+ *  4. rr_valid_padded: " 7 \n" -> 7, "\t8\t" -> 8, "9\n" -> 9, "+12" -> 12,
+ *     "013" -> 13, "1" -> 1, "1000" -> 1000, a 15-byte "      14      \n"
+ *     -> 14: accepted (the whole length returned) and read back. A 16-byte
+ *     padded " 15 " is past the handler's buffer: either refused with EINVAL
+ *     and unchanged or read back as 15, never anything else (printed).
+ *  5. rr_offsets: pwrite("7") at offset 1 and 4096, lseek(3) + write, and a
+ *     write after read() moved the position of an O_RDWR descriptor: EINVAL.
+ *     "10" written as "1" then "0" on one descriptor: the first write sets 1,
+ *     the second (position 1) is refused, the value stays 1 (never 10 or 0).
+ *     "0" then "7" on one descriptor: "0" is refused and moves nothing, so
+ *     "7" (at position 0) sets 7. writev() of "1" and "2" is one write: 12.
+ *  6. rr_bad_buffer: write(fd, NULL, 2) and a 2-byte write whose second byte
+ *     lies in an unmapped page: EFAULT.
+ *  7. rr_concurrent: 4 processes write for 1 s, each alternating its valid
+ *     value (3, 5, 9, 12) with an invalid one ("0", "1001", "abc", "-3") on
+ *     fresh descriptors, while a 5th reads: every valid write accepted, every
+ *     invalid one refused with EINVAL, every read one of 11, 3, 5, 9, 12, and
+ *     the value at the end one of 3, 5, 9, 12.
+ *  8. rr_unprivileged: uid/gid 65534 (no capabilities): open(O_WRONLY) fails
+ *     with EACCES (mode 0644), reading works (same value), and a write of a
+ *     valid value through a descriptor root opened fails with EPERM
+ *     (proc_sys_call_handler checks the writer again at write time); value
+ *     unchanged.
+ *  9. state_readonly: see below, content "enabled".
+ * 10. debugfs_readonly: as root, open(O_WRONLY) of the 0444 debugfs file
+ *     succeeds (root overrides the mode) and write(2) fails with EINVAL (no
+ *     write method: vfs_write without FMODE_CAN_WRITE); as uid 65534 the
+ *     open fails with EACCES (debugfs is mounted 0700); the header line
+ *     "rr_interval_ms=11 enabled=1" is unchanged afterwards.
+ * 11. debugfs_other_entries: every other /sys/kernel/debug/sched/rsdl* entry
+ *     refuses uid 65534 (EACCES) and root's writes to it do not change
+ *     rr_interval (see test_debugfs_others()).
+ * 12. restored: rr_interval written back to its default 6 and read back.
+ *
+ * EEVDF boots (rsdl=off):
+ *  1. state_disabled: /sys/kernel/rsdl/state exists and reads "disabled".
+ *  2. state_readonly: as root, open() with O_WRONLY, O_RDWR, O_WRONLY|O_TRUNC
+ *     and O_WRONLY|O_APPEND fails with EACCES (kernfs refuses write opens of
+ *     a file without S_IWUGO, even for root); as uid 65534 likewise; the
+ *     content is unchanged.
+ *  3. rr_interval_absent: stat and open(O_WRONLY) fail with ENOENT, an
+ *     open(O_WRONLY|O_CREAT) fails, and the file is still absent after it.
+ *  4. debugfs_absent: /sys/kernel/debug/sched/rsdl likewise absent and not
+ *     creatable.
+ */
+#include <dirent.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include "util.h"
+
+#define BASE 11			/* value set before every refused-write check */
+#define DEFAULT_RR 6
+#define NOBODY 65534
+
+static const char *err_name(long r)
+{
+	static char buf[64];
+
+	if (r >= 0) {
+		snprintf(buf, sizeof(buf), "returned %ld", r);
+		return buf;
+	}
+	return strerrorname_np((int)-r) ? strerrorname_np((int)-r) : strerror((int)-r);
+}
+
+/* Printable form of @len bytes of @s (at most ~60 characters). */
+static const char *show(const char *s, size_t len)
+{
+	static char buf[96];
+	size_t o = 0;
+
+	buf[o++] = '"';
+	for (size_t i = 0; i < len && o < 60; i++) {
+		unsigned char c = s[i];
+
+		if (c == '\n')
+			o += snprintf(buf + o, sizeof(buf) - o, "\\n");
+		else if (c == '\t')
+			o += snprintf(buf + o, sizeof(buf) - o, "\\t");
+		else if (c < 0x20 || c >= 0x7f)
+			o += snprintf(buf + o, sizeof(buf) - o, "\\x%02x", c);
+		else
+			buf[o++] = c;
+	}
+	if (len > 40)
+		o += snprintf(buf + o, sizeof(buf) - o, "...\" (%zu bytes)", len);
+	else
+		buf[o++] = '"';
+	buf[o] = '\0';
+	return buf;
+}
+
+static ssize_t wr(const char *data, size_t len)
+{
+	return write_file_n(RR_INTERVAL_PATH, data, len);
+}
+
+/* Set rr_interval to @v (a plain write that must work) or bail. */
+static void set_rr(int v)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%d", v);
+	if (wr(buf, strlen(buf)) != (ssize_t)strlen(buf) || rr_interval_get() != v)
+		ktap_bail("cannot set rr_interval to %d (reads %d)", v, rr_interval_get());
+}
+
+/* A write of @len bytes of @s must fail with @want and leave BASE. */
+static void refused(struct ktap_sub *s, const char *data, size_t len, int want)
+{
+	ssize_t r = wr(data, len);
+	int v = rr_interval_get();
+
+	ktap_expect(s, r == -want, "write %s: %s, want %s", show(data, len), err_name(r),
+		    strerrorname_np(want));
+	ktap_expect(s, v == BASE, "write %s changed the value %d -> %d", show(data, len), BASE, v);
+	if (v != BASE)
+		set_rr(BASE);
+}
+
+static void refused_str(struct ktap_sub *s, const char *str, int want)
+{
+	refused(s, str, strlen(str), want);
+}
+
+/* A write of @str must be accepted whole and read back as @want. */
+static void accepted(struct ktap_sub *s, const char *str, int want)
+{
+	size_t len = strlen(str);
+	ssize_t r = wr(str, len);
+	int v = rr_interval_get();
+
+	ktap_expect(s, r == (ssize_t)len, "write %s: %s, want %zu", show(str, len), err_name(r),
+		    len);
+	ktap_expect(s, v == want, "write %s: reads %d, want %d", show(str, len), v, want);
+}
+
+static void test_garbage(void)
+{
+	static const char *const in[] = {
+		"abc", "6abc", "0x6", "6.5", "6 7", "6,7", "--6", "+-6", "- 6", "1e3", "six",
+		"\x01", "\xff\xfe",
+	};
+	struct ktap_sub s = { 0 };
+
+	set_rr(BASE);
+	for (unsigned int i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		refused_str(&s, in[i], EINVAL);
+	ktap_sub_end(&s, "rr_garbage");
+}
+
+static void test_range(void)
+{
+	static const char *const in[] = {
+		"0", "-0", "-1", "-6", "1001", "2147483647", "2147483648", "-2147483648",
+		"-2147483649", "4294967302", "9223372036854775808", "18446744073709551622",
+	};
+	struct ktap_sub s = { 0 };
+	char digits[301];
+
+	set_rr(BASE);
+	for (unsigned int i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		refused_str(&s, in[i], EINVAL);
+	memset(digits, '9', 300);
+	digits[300] = '\0';
+	refused_str(&s, digits, EINVAL);
+	ktap_sub_end(&s, "rr_range");
+}
+
+static void test_empty(void)
+{
+	static const char *const in[] = { " ", "\n", "\t", " \t\n \n", "               " };
+	struct ktap_sub s = { 0 };
+
+	set_rr(BASE);
+	refused(&s, "", 0, EINVAL);
+	for (unsigned int i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		refused_str(&s, in[i], EINVAL);
+	ktap_sub_end(&s, "rr_empty_whitespace");
+}
+
+static void test_valid_padded(void)
+{
+	static const struct { const char *s; int v; } in[] = {
+		{ " 7 \n", 7 }, { "\t8\t", 8 }, { "9\n", 9 }, { "+12", 12 }, { "013", 13 },
+		{ "1", 1 }, { "1000", 1000 }, { "      14      \n", 14 },
+	};
+	const char *long16 = "       15       ";
+	struct ktap_sub s = { 0 };
+	ssize_t r;
+	int v;
+
+	set_rr(BASE);
+	for (unsigned int i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		accepted(&s, in[i].s, in[i].v);
+	r = wr(long16, 16);
+	v = rr_interval_get();
+	ktap_diag("16-byte write %s: %s, reads %d", show(long16, 16), err_name(r), v);
+	ktap_expect(&s, (r == -EINVAL && v == 14) || (r == 16 && v == 15),
+		    "16-byte write %s: %s, reads %d (want EINVAL and 14, or 15)", show(long16, 16),
+		    err_name(r), v);
+	ktap_sub_end(&s, "rr_valid_padded");
+}
+
+static int open_rr(int flags)
+{
+	int fd = open(RR_INTERVAL_PATH, flags | O_CLOEXEC);
+
+	if (fd < 0)
+		ktap_bail("open %s: %s", RR_INTERVAL_PATH, strerror(errno));
+	return fd;
+}
+
+/* Result of one syscall as bytes or -errno. */
+static ssize_t res(ssize_t r)
+{
+	return r < 0 ? -errno : r;
+}
+
+static void test_offsets(void)
+{
+	struct ktap_sub s = { 0 };
+	struct iovec iov[2] = { { "1", 1 }, { "2", 1 } };
+	char rbuf[8];
+	ssize_t r, r2;
+	int fd, v;
+
+	set_rr(BASE);
+	fd = open_rr(O_WRONLY);
+	r = res(pwrite(fd, "7", 1, 1));
+	v = rr_interval_get();
+	ktap_expect(&s, r == -EINVAL && v == BASE, "pwrite \"7\" at offset 1: %s, reads %d",
+		    err_name(r), v);
+	r = res(pwrite(fd, "7", 1, 4096));
+	v = rr_interval_get();
+	ktap_expect(&s, r == -EINVAL && v == BASE, "pwrite \"7\" at offset 4096: %s, reads %d",
+		    err_name(r), v);
+	r = res(lseek(fd, 3, SEEK_SET));
+	r2 = r == 3 ? res(write(fd, "7", 1)) : r;
+	v = rr_interval_get();
+	ktap_expect(&s, r2 == -EINVAL && v == BASE, "lseek 3 (%s) + write \"7\": %s, reads %d",
+		    err_name(r), err_name(r2), v);
+	close(fd);
+
+	fd = open_rr(O_RDWR);
+	r = res(read(fd, rbuf, 2));
+	r2 = res(write(fd, "7", 1));
+	v = rr_interval_get();
+	ktap_expect(&s, r == 2 && r2 == -EINVAL && v == BASE,
+		    "read 2 bytes (%s) then write \"7\" on one O_RDWR descriptor: %s, reads %d",
+		    err_name(r), err_name(r2), v);
+	close(fd);
+
+	fd = open_rr(O_WRONLY);
+	r = res(write(fd, "1", 1));
+	v = rr_interval_get();
+	ktap_expect(&s, r == 1 && v == 1, "\"10\" split, first write \"1\": %s, reads %d (want 1)",
+		    err_name(r), v);
+	r = res(write(fd, "0", 1));
+	v = rr_interval_get();
+	ktap_diag("\"10\" split in two write() calls: second write \"0\" %s, reads %d",
+		  err_name(r), v);
+	ktap_expect(&s, r == -EINVAL && v == 1,
+		    "\"10\" split, second write \"0\": %s, reads %d (want EINVAL, 1)", err_name(r),
+		    v);
+	close(fd);
+	set_rr(BASE);
+
+	fd = open_rr(O_WRONLY);
+	r = res(write(fd, "0", 1));
+	r2 = res(write(fd, "7", 1));
+	v = rr_interval_get();
+	ktap_expect(&s, r == -EINVAL && r2 == 1 && v == 7,
+		    "\"0\" then \"7\" on one descriptor: %s, %s, reads %d (want EINVAL, 1, 7)",
+		    err_name(r), err_name(r2), v);
+	close(fd);
+
+	fd = open_rr(O_WRONLY);
+	r = res(writev(fd, iov, 2));
+	v = rr_interval_get();
+	ktap_expect(&s, r == 2 && v == 12, "writev \"1\" + \"2\": %s, reads %d (want 2, 12)",
+		    err_name(r), v);
+	close(fd);
+	ktap_sub_end(&s, "rr_offsets");
+}
+
+static void test_bad_buffer(void)
+{
+	struct ktap_sub s = { 0 };
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p;
+	ssize_t r;
+	int fd, v;
+
+	set_rr(BASE);
+	fd = open_rr(O_WRONLY);
+	r = res(syscall(SYS_write, fd, NULL, 2));
+	v = rr_interval_get();
+	ktap_expect(&s, r == -EFAULT && v == BASE, "write(fd, NULL, 2): %s, reads %d",
+		    err_name(r), v);
+	close(fd);
+
+	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		ktap_bail("mmap: %s", strerror(errno));
+	munmap(p + pg, pg);
+	p[pg - 1] = '7';
+	fd = open_rr(O_WRONLY);
+	r = res(write(fd, p + pg - 1, 2));
+	v = rr_interval_get();
+	ktap_expect(&s, r == -EFAULT && v == BASE,
+		    "2-byte write, \"7\" then an unmapped page: %s, reads %d", err_name(r), v);
+	close(fd);
+	munmap(p, pg);
+	ktap_sub_end(&s, "rr_bad_buffer");
+}
+
+#define NWRITERS 4
+
+struct conc {
+	volatile int stop;
+	volatile long valid_ok, valid_bad, invalid_refused, invalid_bad;
+	volatile long reads, foreign;
+	volatile int last_foreign, last_bad_errno;
+};
+
+static void writer(struct conc *c, int i)
+{
+	static const char *const good[NWRITERS] = { "3", "5", "9", "12" };
+	static const char *const bad[NWRITERS] = { "0", "1001", "abc", "-3" };
+	long vo = 0, vb = 0, ir = 0, ib = 0;
+
+	for (long n = 0; !c->stop; n++) {
+		const char *w = (n & 1) ? bad[i] : good[i];
+		ssize_t r = wr(w, strlen(w));
+
+		if (n & 1) {
+			if (r == -EINVAL)
+				ir++;
+			else
+				ib++, c->last_bad_errno = (int)r;
+		} else {
+			if (r == (ssize_t)strlen(w))
+				vo++;
+			else
+				vb++, c->last_bad_errno = (int)r;
+		}
+	}
+	__atomic_add_fetch(&c->valid_ok, vo, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&c->valid_bad, vb, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&c->invalid_refused, ir, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&c->invalid_bad, ib, __ATOMIC_SEQ_CST);
+	_exit(0);
+}
+
+static void reader(struct conc *c)
+{
+	long n = 0, f = 0;
+
+	while (!c->stop) {
+		int v = rr_interval_get();
+
+		n++;
+		if (v != BASE && v != 3 && v != 5 && v != 9 && v != 12)
+			f++, c->last_foreign = v;
+	}
+	c->reads = n;
+	c->foreign = f;
+	_exit(0);
+}
+
+static void test_concurrent(void)
+{
+	struct conc *c = shared_alloc(sizeof(*c));
+	struct ktap_sub s = { 0 };
+	pid_t pid[NWRITERS + 1];
+	int v, bad_exit = 0;
+
+	set_rr(BASE);
+	for (int i = 0; i <= NWRITERS; i++) {
+		pid[i] = fork_child();
+		if (pid[i] == 0) {
+			if (i < NWRITERS)
+				writer(c, i);
+			reader(c);
+		}
+	}
+	sleep_ms(1000);
+	c->stop = 1;
+	for (int i = 0; i <= NWRITERS; i++) {
+		int st = reap_child(pid[i]);
+
+		bad_exit += !(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	v = rr_interval_get();
+	ktap_diag("%d writers for 1 s: %ld valid writes accepted, %ld refused; %ld invalid writes "
+		  "refused with EINVAL, %ld not; %ld reads, %ld of a value never written validly; "
+		  "value at the end %d", NWRITERS, c->valid_ok, c->valid_bad, c->invalid_refused,
+		  c->invalid_bad, c->reads, c->foreign, v);
+	ktap_expect(&s, !bad_exit, "%d writer/reader processes did not exit 0", bad_exit);
+	ktap_expect(&s, c->valid_ok > 0 && c->invalid_refused > 0 && c->reads > 0,
+		    "no progress: %ld valid, %ld invalid writes, %ld reads", c->valid_ok,
+		    c->invalid_refused, c->reads);
+	ktap_expect(&s, c->valid_bad == 0, "%ld valid writes refused (last %s)", c->valid_bad,
+		    err_name(c->last_bad_errno));
+	ktap_expect(&s, c->invalid_bad == 0, "%ld invalid writes not refused with EINVAL (last %s)",
+		    c->invalid_bad, err_name(c->last_bad_errno));
+	ktap_expect(&s, c->foreign == 0, "%ld reads saw a value never written validly (last %d)",
+		    c->foreign, c->last_foreign);
+	ktap_expect(&s, v == 3 || v == 5 || v == 9 || v == 12,
+		    "value at the end %d, want one of 3, 5, 9, 12", v);
+	munmap(c, sizeof(*c));
+	ktap_sub_end(&s, "rr_concurrent");
+}
+
+/* Results of the unprivileged child's attempts (-errno or >= 0). */
+struct unpriv {
+	int ok;				/* the child dropped its privileges */
+	long rr_open_w, rr_read, rr_inherited_w;
+	int rr_value;
+	long state_open_w, state_open_rw;
+	long dbg_open_w;
+	long extra_open_w;		/* open(extra, O_WRONLY) */
+};
+
+/* Drop to uid/gid 65534 with no supplementary groups (and so no capabilities). */
+static int drop_privileges(void)
+{
+	return setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	       setresuid(NOBODY, NOBODY, NOBODY) || geteuid() != NOBODY ? -1 : 0;
+}
+
+static long try_open(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static struct unpriv *run_unprivileged(int rsdl, const char *extra)
+{
+	struct unpriv *u = shared_alloc(sizeof(*u));
+	int inherited = rsdl ? open_rr(O_WRONLY) : -1;
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		if (drop_privileges())
+			_exit(1);
+		u->ok = 1;
+		if (rsdl) {
+			u->rr_open_w = try_open(RR_INTERVAL_PATH, O_WRONLY);
+			u->rr_read = try_open(RR_INTERVAL_PATH, O_RDONLY);
+			u->rr_value = rr_interval_get();
+			u->rr_inherited_w = res(write(inherited, "7", 1));
+			u->dbg_open_w = try_open(RSDL_DEBUGFS_PATH, O_WRONLY);
+		}
+		u->state_open_w = try_open(RSDL_STATE_PATH, O_WRONLY);
+		u->state_open_rw = try_open(RSDL_STATE_PATH, O_RDWR);
+		if (extra)
+			u->extra_open_w = try_open(extra, O_WRONLY);
+		_exit(0);
+	}
+	reap_child(pid);
+	if (inherited >= 0)
+		close(inherited);
+	return u;
+}
+
+static void test_unprivileged(void)
+{
+	struct ktap_sub s = { 0 };
+	struct unpriv *u;
+	int v;
+
+	set_rr(BASE);
+	u = run_unprivileged(1, NULL);
+	v = rr_interval_get();
+	ktap_diag("uid %d: open(O_WRONLY) %s; open(O_RDONLY) %s, reads %d; write \"7\" through "
+		  "root's descriptor %s; value afterwards %d", NOBODY, err_name(u->rr_open_w),
+		  err_name(u->rr_read), u->rr_value, err_name(u->rr_inherited_w), v);
+	ktap_expect(&s, u->ok, "could not drop to uid %d", NOBODY);
+	ktap_expect(&s, u->rr_open_w == -EACCES, "open(O_WRONLY): %s, want EACCES",
+		    err_name(u->rr_open_w));
+	ktap_expect(&s, u->rr_read == 0 && u->rr_value == BASE, "read: %s, value %d, want %d",
+		    err_name(u->rr_read), u->rr_value, BASE);
+	ktap_expect(&s, u->rr_inherited_w == -EPERM,
+		    "write through a descriptor root opened: %s, want EPERM",
+		    err_name(u->rr_inherited_w));
+	ktap_expect(&s, v == BASE, "value changed %d -> %d", BASE, v);
+	ktap_sub_end(&s, "rr_unprivileged");
+	munmap(u, sizeof(*u));
+}
+
+/* /sys/kernel/rsdl/state refuses every write open, for root and for uid 65534. */
+static void test_state_readonly(const char *want)
+{
+	static const struct { int flags; const char *name; } opens[] = {
+		{ O_WRONLY, "O_WRONLY" }, { O_RDWR, "O_RDWR" },
+		{ O_WRONLY | O_TRUNC, "O_WRONLY|O_TRUNC" }, { O_WRONLY | O_APPEND, "O_WRONLY|O_APPEND" },
+	};
+	struct ktap_sub s = { 0 };
+	struct unpriv *u;
+	char before[64], after[64];
+
+	if (read_file(RSDL_STATE_PATH, before, sizeof(before)) < 0)
+		before[0] = '\0';
+	for (unsigned int i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
+		long r = try_open(RSDL_STATE_PATH, opens[i].flags);
+
+		ktap_diag("root: open(%s, %s): %s", RSDL_STATE_PATH, opens[i].name, err_name(r));
+		ktap_expect(&s, r == -EACCES, "root open(%s): %s, want EACCES", opens[i].name,
+			    err_name(r));
+	}
+	u = run_unprivileged(0, NULL);
+	ktap_diag("uid %d: open(O_WRONLY) %s, open(O_RDWR) %s", NOBODY, err_name(u->state_open_w),
+		  err_name(u->state_open_rw));
+	ktap_expect(&s, u->ok, "could not drop to uid %d", NOBODY);
+	ktap_expect(&s, u->state_open_w == -EACCES && u->state_open_rw == -EACCES,
+		    "uid %d open: %s / %s, want EACCES", NOBODY, err_name(u->state_open_w),
+		    err_name(u->state_open_rw));
+	munmap(u, sizeof(*u));
+	if (read_file(RSDL_STATE_PATH, after, sizeof(after)) < 0)
+		after[0] = '\0';
+	ktap_expect(&s, !strcmp(before, after) && !strcmp(rtrim(after), want),
+		    "content %s before, %s after, want \"%s\"", show(before, strlen(before)),
+		    show(after, strlen(after)), want);
+	ktap_sub_end(&s, "state_readonly");
+}
+
+/* The first line of the RSDL debugfs file, or "" */
+static void debugfs_header(char *out, size_t len)
+{
+	static char buf[65536];
+
+	out[0] = '\0';
+	if (read_file(RSDL_DEBUGFS_PATH, buf, sizeof(buf)) < 0)
+		return;
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(out, len, "%.100s", buf);
+}
+
+static void test_debugfs_readonly(void)
+{
+	struct ktap_sub s = { 0 };
+	char before[128], after[128], want[64];
+	struct unpriv *u;
+	ssize_t r = 0;
+	int fd;
+
+	set_rr(BASE);
+	snprintf(want, sizeof(want), "rr_interval_ms=%d enabled=1", BASE);
+	debugfs_header(before, sizeof(before));
+	fd = open(RSDL_DEBUGFS_PATH, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		r = res(write(fd, "rr_interval_ms=7\n", 17));
+		close(fd);
+	}
+	ktap_diag("root: open(O_WRONLY) %s, write %s", fd < 0 ? strerror(errno) : "succeeded",
+		  fd < 0 ? "-" : err_name(r));
+	ktap_expect(&s, fd >= 0 && r == -EINVAL, "root: open %s, write %s; want open to "
+		    "succeed and write EINVAL", fd < 0 ? strerror(errno) : "ok", err_name(r));
+	u = run_unprivileged(1, NULL);
+	ktap_diag("uid %d: open(O_WRONLY) %s", NOBODY, err_name(u->dbg_open_w));
+	ktap_expect(&s, u->ok && u->dbg_open_w == -EACCES, "uid %d open: %s, want EACCES", NOBODY,
+		    err_name(u->dbg_open_w));
+	munmap(u, sizeof(*u));
+	debugfs_header(after, sizeof(after));
+	ktap_expect(&s, !strcmp(before, want) && !strcmp(after, want),
+		    "header \"%s\" before, \"%s\" after, want \"%s\"", before, after, want);
+	ktap_expect(&s, rr_interval_get() == BASE, "rr_interval changed to %d", rr_interval_get());
+	ktap_sub_end(&s, "debugfs_readonly");
+}
+
+/*
+ * Any other RSDL entry of debugfs (/sys/kernel/debug/sched/rsdl*, e.g. the
+ * CONFIG_SCHED_RSDL_DEBUG invariant-check trigger): uid 65534 cannot open it
+ * for writing (EACCES: debugfs is mounted 0700), and root's writes of garbage,
+ * of a number and at offset 1 leave rr_interval alone. Without such an entry
+ * the subtest only says so.
+ */
+static void test_debugfs_others(void)
+{
+	static const char *const in[] = { "abc", "-1", "99999999999999999999", "7", "" };
+	DIR *d = opendir("/sys/kernel/debug/sched");
+	struct ktap_sub s = { 0 };
+	struct dirent *e;
+	int found = 0;
+
+	ktap_expect(&s, d != NULL, "opendir /sys/kernel/debug/sched: %s", strerror(errno));
+	while (d && (e = readdir(d))) {
+		char path[300];
+		struct unpriv *u;
+		struct stat st;
+
+		if (strncmp(e->d_name, "rsdl", 4) || !strcmp(e->d_name, "rsdl"))
+			continue;
+		found++;
+		snprintf(path, sizeof(path), "/sys/kernel/debug/sched/%s", e->d_name);
+		set_rr(BASE);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			for (unsigned int i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+				int fd = open(path, O_WRONLY | O_CLOEXEC);
+				ssize_t r = fd < 0 ? -errno : res(write(fd, in[i], strlen(in[i])));
+				ssize_t r2 = fd < 0 ? -errno : res(pwrite(fd, in[i], strlen(in[i]), 1));
+
+				if (fd >= 0)
+					close(fd);
+				ktap_diag("root: write %s to %s: %s; at offset 1: %s",
+					  show(in[i], strlen(in[i])), path, err_name(r), err_name(r2));
+			}
+		}
+		u = run_unprivileged(1, path);
+		ktap_diag("uid %d: open(%s, O_WRONLY) %s", NOBODY, path, err_name(u->extra_open_w));
+		ktap_expect(&s, u->ok && u->extra_open_w == -EACCES, "uid %d open %s: %s, want EACCES",
+			    NOBODY, path, err_name(u->extra_open_w));
+		munmap(u, sizeof(*u));
+		ktap_expect(&s, rr_interval_get() == BASE, "writes to %s changed rr_interval to %d",
+			    path, rr_interval_get());
+	}
+	if (d)
+		closedir(d);
+	if (!found)
+		ktap_diag("no RSDL debugfs entry besides %s", RSDL_DEBUGFS_PATH);
+	ktap_sub_end(&s, "debugfs_other_entries");
+}
+
+/* @path is absent, and an O_CREAT open neither works nor creates it. */
+static void test_absent(const char *path, const char *name)
+{
+	struct ktap_sub s = { 0 };
+	struct stat st;
+	long r1, r2, r3;
+	int e;
+
+	e = stat(path, &st) ? errno : 0;
+	r1 = try_open(path, O_WRONLY);
+	r2 = try_open(path, O_WRONLY | O_CREAT);
+	r3 = stat(path, &st) ? -errno : 0;
+	ktap_diag("%s: stat %s, open(O_WRONLY) %s, open(O_WRONLY|O_CREAT) %s, stat afterwards %s",
+		  path, e ? strerrorname_np(e) : "exists", err_name(r1), err_name(r2), err_name(r3));
+	ktap_expect(&s, e == ENOENT, "stat: %s, want ENOENT", e ? strerror(e) : "exists");
+	ktap_expect(&s, r1 == -ENOENT, "open(O_WRONLY): %s, want ENOENT", err_name(r1));
+	ktap_expect(&s, r2 < 0, "open(O_WRONLY|O_CREAT) succeeded");
+	ktap_expect(&s, r3 == -ENOENT, "stat after O_CREAT: %s, want ENOENT", err_name(r3));
+	ktap_sub_end(&s, name);
+}
+
+int main(void)
+{
+	int rsdl = sched_is_rsdl();
+	char buf[64];
+
+	ktap_plan("bad_input", rsdl ? 12 : 4);
+	ktap_watchdog(60);
+	ktap_diag("scheduler: %s", sched_name());
+	if (!rsdl) {
+		ssize_t r = read_file(RSDL_STATE_PATH, buf, sizeof(buf));
+
+		ktap_check(r >= 0 && !strcmp(rtrim(buf), "disabled"), "state_disabled",
+			   "%s: %s", RSDL_STATE_PATH, r < 0 ? strerror((int)-r) : buf);
+		test_state_readonly("disabled");
+		test_absent(RR_INTERVAL_PATH, "rr_interval_absent");
+		test_absent(RSDL_DEBUGFS_PATH, "debugfs_absent");
+		ktap_finish();
+	}
+
+	rr_saved_ms = rr_interval_get();
+	if (rr_saved_ms < 0)
+		ktap_bail("%s is missing", RR_INTERVAL_PATH);
+	if (rr_saved_ms != DEFAULT_RR)
+		ktap_diag("rr_interval was %d, not the default %d, at the start", rr_saved_ms,
+			  DEFAULT_RR);
+	rr_saved_ms = DEFAULT_RR;	/* what the exit cleanup writes back */
+	ktap_on_exit(rr_interval_restore);
+
+	test_garbage();
+	test_range();
+	test_empty();
+	test_valid_padded();
+	test_offsets();
+	test_bad_buffer();
+	test_concurrent();
+	test_unprivileged();
+	test_state_readonly("enabled");
+	test_debugfs_readonly();
+	test_debugfs_others();
+	{
+		ssize_t r = wr("6", 1);
+
+		ktap_check(r == 1 && rr_interval_get() == DEFAULT_RR, "restored",
+			   "writing %d: %s, reads %d", DEFAULT_RR, err_name(r), rr_interval_get());
+	}
+	ktap_finish();
+}
