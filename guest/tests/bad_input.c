@@ -6,7 +6,9 @@
  * Files: /proc/sys/kernel/rr_interval (0644, ms, 1..1000, EINVAL otherwise,
  * the old value kept: docs/interfaces.md, rule 13 of
  * Documentation/scheduler/sched-rsdl.rst), /sys/kernel/rsdl/state (0444 sysfs),
- * /sys/kernel/debug/sched/rsdl (0444 debugfs, RSDL boots only) and any other
+ * /sys/kernel/debug/sched/rsdl (0444 debugfs, RSDL boots only), with
+ * CONFIG_SCHED_RSDL_DEBUG /sys/kernel/debug/sched/rsdl_check (0444 debugfs,
+ * reading it runs the invariant check; RSDL boots only) and any other
  * /sys/kernel/debug/sched/rsdl* entry (see test_debugfs_others()).
  *
  * How rr_interval parses a write (rsdl_rr_interval_handler): one write(2)
@@ -53,14 +55,18 @@
  *     unchanged.
  *  9. state_readonly: see below, content "enabled".
  * 10. debugfs_readonly: as root, open(O_WRONLY) of the 0444 debugfs file
- *     succeeds (root overrides the mode) and write(2) fails with EINVAL (no
- *     write method: vfs_write without FMODE_CAN_WRITE); as uid 65534 the
- *     open fails with EACCES (debugfs is mounted 0700); the header line
+ *     succeeds (root overrides the mode), write(2) fails with EINVAL (no write
+ *     method: vfs_write without FMODE_CAN_WRITE) and pwrite(2) at offset 1
+ *     with ESPIPE (seq_open() clears FMODE_PWRITE); as uid 65534 the open
+ *     fails with EACCES (debugfs is mounted 0700); the header line
  *     "rr_interval_ms=11 enabled=1" is unchanged afterwards.
- * 11. debugfs_other_entries: every other /sys/kernel/debug/sched/rsdl* entry
+ * 11. rsdl_check_readonly: rsdl_check exists exactly when /proc/config.gz
+ *     says CONFIG_SCHED_RSDL_DEBUG=y; if it does, the same as 10, with the
+ *     summary line "violations=0 since_boot=0" before and after.
+ * 12. debugfs_other_entries: every other /sys/kernel/debug/sched/rsdl* entry
  *     refuses uid 65534 (EACCES) and root's writes to it do not change
  *     rr_interval (see test_debugfs_others()).
- * 12. restored: rr_interval written back to its default 6 and read back.
+ * 13. restored: rr_interval written back to its default 6 and read back.
  *
  * EEVDF boots (rsdl=off):
  *  1. state_disabled: /sys/kernel/rsdl/state exists and reads "disabled".
@@ -72,6 +78,8 @@
  *     open(O_WRONLY|O_CREAT) fails, and the file is still absent after it.
  *  4. debugfs_absent: /sys/kernel/debug/sched/rsdl likewise absent and not
  *     creatable.
+ *  5. rsdl_check_absent: /sys/kernel/debug/sched/rsdl_check likewise (it is
+ *     created only when RSDL is enabled).
  */
 #include <dirent.h>
 #include <grp.h>
@@ -82,6 +90,7 @@
 #define BASE 11			/* value set before every refused-write check */
 #define DEFAULT_RR 6
 #define NOBODY 65534
+#define RSDL_CHECK_PATH "/sys/kernel/debug/sched/rsdl_check"
 
 static const char *err_name(long r)
 {
@@ -450,7 +459,6 @@ struct unpriv {
 	long rr_open_w, rr_read, rr_inherited_w;
 	int rr_value;
 	long state_open_w, state_open_rw;
-	long dbg_open_w;
 	long extra_open_w;		/* open(extra, O_WRONLY) */
 };
 
@@ -486,7 +494,6 @@ static struct unpriv *run_unprivileged(int rsdl, const char *extra)
 			u->rr_read = try_open(RR_INTERVAL_PATH, O_RDONLY);
 			u->rr_value = rr_interval_get();
 			u->rr_inherited_w = res(write(inherited, "7", 1));
-			u->dbg_open_w = try_open(RSDL_DEBUGFS_PATH, O_WRONLY);
 		}
 		u->state_open_w = try_open(RSDL_STATE_PATH, O_WRONLY);
 		u->state_open_rw = try_open(RSDL_STATE_PATH, O_RDWR);
@@ -561,56 +568,125 @@ static void test_state_readonly(const char *want)
 	ktap_sub_end(&s, "state_readonly");
 }
 
-/* The first line of the RSDL debugfs file, or "" */
-static void debugfs_header(char *out, size_t len)
+/*
+ * 1 if the running kernel was built with @opt=y (from /proc/config.gz), 0 if
+ * not, -1 if the configuration cannot be read.
+ */
+static int kconfig_has(const char *opt)
 {
-	static char buf[65536];
+	FILE *f = popen("zcat /proc/config.gz 2>/dev/null", "r");
+	char line[256], want[128];
+	int found = 0, lines = 0;
 
-	out[0] = '\0';
-	if (read_file(RSDL_DEBUGFS_PATH, buf, sizeof(buf)) < 0)
-		return;
-	buf[strcspn(buf, "\n")] = '\0';
-	snprintf(out, len, "%.100s", buf);
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "%s=y\n", opt);
+	while (fgets(line, sizeof(line), f)) {
+		lines++;
+		found |= !strcmp(line, want);
+	}
+	pclose(f);
+	return lines ? found : -1;
 }
 
-static void test_debugfs_readonly(void)
+/* The summary of a debugfs file: its first line, or its line starting with @key. */
+static void debugfs_line(const char *path, const char *key, char *out, size_t len)
 {
-	struct ktap_sub s = { 0 };
-	char before[128], after[128], want[64];
-	struct unpriv *u;
-	ssize_t r = 0;
-	int fd;
+	static char buf[65536];
+	char *p = buf;
 
-	set_rr(BASE);
-	snprintf(want, sizeof(want), "rr_interval_ms=%d enabled=1", BASE);
-	debugfs_header(before, sizeof(before));
-	fd = open(RSDL_DEBUGFS_PATH, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		r = res(write(fd, "rr_interval_ms=7\n", 17));
-		close(fd);
+	out[0] = '\0';
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return;
+	if (key) {
+		for (p = buf; p && strncmp(p, key, strlen(key)); p = strchr(p, '\n'), p = p ? p + 1 : p)
+			;
+		if (!p)
+			return;
 	}
-	ktap_diag("root: open(O_WRONLY) %s, write %s", fd < 0 ? strerror(errno) : "succeeded",
-		  fd < 0 ? "-" : err_name(r));
-	ktap_expect(&s, fd >= 0 && r == -EINVAL, "root: open %s, write %s; want open to "
-		    "succeed and write EINVAL", fd < 0 ? strerror(errno) : "ok", err_name(r));
-	u = run_unprivileged(1, NULL);
-	ktap_diag("uid %d: open(O_WRONLY) %s", NOBODY, err_name(u->dbg_open_w));
-	ktap_expect(&s, u->ok && u->dbg_open_w == -EACCES, "uid %d open: %s, want EACCES", NOBODY,
-		    err_name(u->dbg_open_w));
-	munmap(u, sizeof(*u));
-	debugfs_header(after, sizeof(after));
-	ktap_expect(&s, !strcmp(before, want) && !strcmp(after, want),
-		    "header \"%s\" before, \"%s\" after, want \"%s\"", before, after, want);
-	ktap_expect(&s, rr_interval_get() == BASE, "rr_interval changed to %d", rr_interval_get());
-	ktap_sub_end(&s, "debugfs_readonly");
+	p[strcspn(p, "\n")] = '\0';
+	snprintf(out, len, "%.100s", p);
 }
 
 /*
- * Any other RSDL entry of debugfs (/sys/kernel/debug/sched/rsdl*, e.g. the
- * CONFIG_SCHED_RSDL_DEBUG invariant-check trigger): uid 65534 cannot open it
- * for writing (EACCES: debugfs is mounted 0700), and root's writes of garbage,
- * of a number and at offset 1 leave rr_interval alone. Without such an entry
- * the subtest only says so.
+ * A 0444 debugfs file of the series: as root, open(O_WRONLY) succeeds (root
+ * overrides the mode), write(2) fails with EINVAL (no write method: vfs_write
+ * without FMODE_CAN_WRITE) and pwrite(2) with ESPIPE (seq_open() clears
+ * FMODE_PWRITE, which pwrite checks first); as uid 65534 the open
+ * fails with EACCES (debugfs is mounted 0700); its summary line (@key, or the
+ * first line) reads @want before and after, and rr_interval is unchanged.
+ */
+static void test_debugfs_ro(const char *path, const char *key, const char *want,
+			    const char *name)
+{
+	static const char *const in[] = { "rr_interval_ms=7\n", "1", "abc", "" };
+	struct ktap_sub s = { 0 };
+	char before[128], after[128];
+	struct unpriv *u;
+
+	debugfs_line(path, key, before, sizeof(before));
+	for (unsigned int i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		size_t len = strlen(in[i]);
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		ssize_t r = fd < 0 ? -errno : res(write(fd, in[i], len));
+		ssize_t r2 = fd < 0 ? -errno : res(pwrite(fd, in[i], len, 1));
+
+		if (fd >= 0)
+			close(fd);
+		if (!i)
+			ktap_diag("root: open(%s, O_WRONLY) %s, write %s, pwrite at 1 %s", path,
+				  fd < 0 ? strerror(errno) : "succeeded", err_name(r), err_name(r2));
+		ktap_expect(&s, fd >= 0 && r == -EINVAL && r2 == -ESPIPE,
+			    "root: write %s to %s: open %s, write %s, pwrite %s; want EINVAL, ESPIPE",
+			    show(in[i], len), path, fd < 0 ? strerror(errno) : "ok", err_name(r),
+			    err_name(r2));
+	}
+	u = run_unprivileged(1, path);
+	ktap_diag("uid %d: open(%s, O_WRONLY) %s", NOBODY, path, err_name(u->extra_open_w));
+	ktap_expect(&s, u->ok && u->extra_open_w == -EACCES, "uid %d open: %s, want EACCES", NOBODY,
+		    err_name(u->extra_open_w));
+	munmap(u, sizeof(*u));
+	debugfs_line(path, key, after, sizeof(after));
+	ktap_diag("%s: \"%s\" before, \"%s\" after", path, before, after);
+	ktap_expect(&s, !strcmp(before, want) && !strcmp(after, want),
+		    "\"%s\" before, \"%s\" after, want \"%s\"", before, after, want);
+	ktap_expect(&s, rr_interval_get() == BASE, "rr_interval changed to %d", rr_interval_get());
+	ktap_sub_end(&s, name);
+}
+
+/*
+ * The CONFIG_SCHED_RSDL_DEBUG invariant check, /sys/kernel/debug/sched/rsdl_check
+ * (0444; reading it checks every online CPU): present exactly when the kernel
+ * has the option (/proc/config.gz), then read-only like the other debugfs file,
+ * reading "violations=0 since_boot=0" before and after the bad writes.
+ */
+static void test_rsdl_check(void)
+{
+	int want = kconfig_has("CONFIG_SCHED_RSDL_DEBUG");
+	int have = file_exists(RSDL_CHECK_PATH);
+
+	ktap_diag("CONFIG_SCHED_RSDL_DEBUG: %s; %s %s", want < 0 ? "unknown" : want ? "y" : "not set",
+		  RSDL_CHECK_PATH, have ? "present" : "absent");
+	if (want < 0 || want != have) {
+		ktap_fail("rsdl_check_readonly", "%s %s, CONFIG_SCHED_RSDL_DEBUG %s",
+			  RSDL_CHECK_PATH, have ? "present" : "absent",
+			  want < 0 ? "unreadable in /proc/config.gz" : want ? "y" : "not set");
+		return;
+	}
+	if (!have) {
+		ktap_ok("rsdl_check_readonly");
+		return;
+	}
+	set_rr(BASE);
+	test_debugfs_ro(RSDL_CHECK_PATH, "violations=", "violations=0 since_boot=0",
+			"rsdl_check_readonly");
+}
+
+/*
+ * Any other RSDL entry of debugfs (/sys/kernel/debug/sched/rsdl* besides rsdl
+ * and rsdl_check, none today): uid 65534 cannot open it for writing (EACCES),
+ * and root's writes of garbage, of a number and at offset 1 leave rr_interval
+ * alone. Without such an entry the subtest only says so.
  */
 static void test_debugfs_others(void)
 {
@@ -626,7 +702,8 @@ static void test_debugfs_others(void)
 		struct unpriv *u;
 		struct stat st;
 
-		if (strncmp(e->d_name, "rsdl", 4) || !strcmp(e->d_name, "rsdl"))
+		if (strncmp(e->d_name, "rsdl", 4) || !strcmp(e->d_name, "rsdl") ||
+		    !strcmp(e->d_name, "rsdl_check"))
 			continue;
 		found++;
 		snprintf(path, sizeof(path), "/sys/kernel/debug/sched/%s", e->d_name);
@@ -654,7 +731,7 @@ static void test_debugfs_others(void)
 	if (d)
 		closedir(d);
 	if (!found)
-		ktap_diag("no RSDL debugfs entry besides %s", RSDL_DEBUGFS_PATH);
+		ktap_diag("no other RSDL entry in /sys/kernel/debug/sched");
 	ktap_sub_end(&s, "debugfs_other_entries");
 }
 
@@ -684,7 +761,7 @@ int main(void)
 	int rsdl = sched_is_rsdl();
 	char buf[64];
 
-	ktap_plan("bad_input", rsdl ? 12 : 4);
+	ktap_plan("bad_input", rsdl ? 13 : 5);
 	ktap_watchdog(60);
 	ktap_diag("scheduler: %s", sched_name());
 	if (!rsdl) {
@@ -695,6 +772,7 @@ int main(void)
 		test_state_readonly("disabled");
 		test_absent(RR_INTERVAL_PATH, "rr_interval_absent");
 		test_absent(RSDL_DEBUGFS_PATH, "debugfs_absent");
+		test_absent(RSDL_CHECK_PATH, "rsdl_check_absent");
 		ktap_finish();
 	}
 
@@ -716,7 +794,14 @@ int main(void)
 	test_concurrent();
 	test_unprivileged();
 	test_state_readonly("enabled");
-	test_debugfs_readonly();
+	{
+		char want[64];
+
+		set_rr(BASE);
+		snprintf(want, sizeof(want), "rr_interval_ms=%d enabled=1", BASE);
+		test_debugfs_ro(RSDL_DEBUGFS_PATH, NULL, want, "debugfs_readonly");
+	}
+	test_rsdl_check();
 	test_debugfs_others();
 	{
 		ssize_t r = wr("6", 1);
