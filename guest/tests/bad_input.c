@@ -598,11 +598,11 @@ static void debugfs_line(const char *path, const char *key, char *out, size_t le
 	out[0] = '\0';
 	if (read_file(path, buf, sizeof(buf)) < 0)
 		return;
-	if (key) {
-		for (p = buf; p && strncmp(p, key, strlen(key)); p = strchr(p, '\n'), p = p ? p + 1 : p)
-			;
+	while (key && strncmp(p, key, strlen(key))) {
+		p = strchr(p, '\n');
 		if (!p)
 			return;
+		p++;
 	}
 	p[strcspn(p, "\n")] = '\0';
 	snprintf(out, len, "%.100s", p);
