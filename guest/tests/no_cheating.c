@@ -779,7 +779,7 @@ static void run_cheater(enum cheat c, int rsdl, int rr, int smp)
 	struct ktap_sub s = { 0 };
 	double cheat_share, hshare[2] = { 0, 0 }, expected, hexpected, cbound, hbound;
 	static struct others oth[2];
-	char state, h1str[32];
+	char hstate[2] = { 0, 0 }, h1str[32];
 
 	memset(sh, 0, sizeof(*sh));
 	if (c == C_CGROUP_MOVES && cg_setup(&s)) {
@@ -856,6 +856,8 @@ static void run_cheater(enum cheat c, int rsdl, int rr, int smp)
 	t1 = now_ns();
 	calls1 = sh->calls;
 	others_read(&oth[1], honest, nhonest);
+	for (int i = 0; i < nhonest; i++)
+		hstate[i] = proc_state(honest[i]);	/* before the stop: then they exit */
 	sh->stop = 1;
 
 	if (smp) {
@@ -905,11 +907,9 @@ static void run_cheater(enum cheat c, int rsdl, int rr, int smp)
 		    (unsigned long long)sh->fails, sh->first_what, strerror(-sh->first_err));
 	ktap_expect(&s, calls1 > calls0, "no cheat call in the window");
 	ktap_expect(&s, c0 >= 0 && c1 >= 0, "could not read the cheater's runtime");
-	for (int i = 0; i < nhonest; i++) {
-		state = proc_state(honest[i]);
-		ktap_expect(&s, state && state != 'Z', "honest hog %d died (state %c)", i,
-			    state ? state : '?');
-	}
+	for (int i = 0; i < nhonest; i++)
+		ktap_expect(&s, hstate[i] && hstate[i] != 'Z', "honest hog %d died (state %c)", i,
+			    hstate[i] ? hstate[i] : '?');
 	if (!asserted) {
 		ktap_diag("%s: EEVDF: share printed, not asserted (a new task starts at lag 0, "
 			  "an exiting one's lag is dropped)", name);
