@@ -8,10 +8,11 @@
 # A boot fails on any kernel splat on the console (scripts/ktap-verdict.sh's detector), a
 # failed part of the mix, or a timeout.
 #
-# SCHED_DEADLINE and CPU hotplug never run at once (the guest runs hotplug in the first half,
-# stress-ng's schedpolicy and root trinity in the second): upstream 6.12 WARNs in
-# inactive_task_timer() (kernel/sched/deadline.c, running_bw underflow) with both at once, on
-# either scheduler. See guest/lab/run/soak and docs/soak.md.
+# Real-time/deadline load and CPU hotplug never run at once (the guest runs hotplug in the
+# first half, stress-ng's schedpolicy and cyclic and root trinity in the second): upstream
+# 6.12.118 WARNs at kernel/sched/deadline.c:265 (running_bw underflow) on either scheduler when
+# a CPU whose fair server RT load had made run goes offline (sched_cpu_dying() stops the
+# already stopped server again). See guest/lab/run/soak and docs/soak.md.
 #
 #   SOAK_MIN=10                minutes of guest time per boot
 #   SOAK_KERNEL=bzImage        prebuilt image for the RSDL and EEVDF columns (no tree, no build)
@@ -20,8 +21,8 @@
 #   BOOT_TIMEOUT=seconds       per boot (default: 4 x SOAK_MIN + 15 minutes)
 #   BOOT_JOBS=N                1-vCPU (icount) boots side by side (default: nproc); the
 #                              SMP boots (multi-threaded TCG) run one at a time
-#   SOAK_CMDLINE="..."         more kernel parameters, e.g. soak.dl_hotplug=1 (SCHED_DEADLINE
-#                              users and hotplug together, to reproduce the upstream warning)
+#   SOAK_CMDLINE="..."         more kernel parameters, e.g. soak.dl_hotplug=1 (RT/DL users
+#                              and hotplug together, to reproduce the upstream warning)
 # Output: one "soak <boot>: ..." line per boot, a table RSDL | EEVDF | pristine per vCPU
 # count with verdicts and wall times, "N passed, N failed"; all of it in
 # $RSDL_WORK/results/<time>-soak/summary.txt, the boots' logs in $RSDL_WORK/runs/<time>-soak/.
