@@ -21,8 +21,9 @@
 #   BOOT_TIMEOUT=seconds       per boot (default: 4 x SOAK_MIN + 15 minutes)
 #   BOOT_JOBS=N                1-vCPU (icount) boots side by side (default: nproc); the
 #                              SMP boots (multi-threaded TCG) run one at a time
-#   SOAK_CMDLINE="..."         more kernel parameters, e.g. soak.dl_hotplug=1 (RT/DL users
-#                              and hotplug together, to reproduce the upstream warning)
+#   SOAK_CMDLINE="..."         more kernel parameters: soak.hotplug=0 (no CPU hotplug, which
+#                              the upstream warning needs), soak.dl_hotplug=1 (RT/DL users and
+#                              hotplug together, to reproduce it)
 # Output: one "soak <boot>: ..." line per boot, a table RSDL | EEVDF | pristine per vCPU
 # count with verdicts and wall times, "N passed, N failed"; all of it in
 # $RSDL_WORK/results/<time>-soak/summary.txt, the boots' logs in $RSDL_WORK/runs/<time>-soak/.
