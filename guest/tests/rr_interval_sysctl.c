@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rr_interval_sysctl - /proc/sys/kernel/rr_interval accepts 1..1000 ms and
- * nothing else, and a new value only applies to quotas computed afterwards.
+ * nothing else, and a new value reaches every task from its next rotation.
  *
  *  1. invalid_writes_einval: write(2) of "0", "1001", "-5", "abc", " ",
  *     "\n" (what `echo "" >` writes), "6abc" and a 20-digit number each fail
@@ -9,11 +9,16 @@
  *     return 0 (proc_dointvec ignores it) or EINVAL, but must not change the
  *     value either.
  *  2. valid_writes_accepted: "1", "1000" and "7\n" are accepted and read back.
- *  3. new_value_applies_to_new_tasks: with rr_interval 10, a task forked
- *     afterwards has rsdl.quota = quota(0, 10) = 10 000 000 ns and, after
- *     nice -10, quota(-10, 10) = 25 000 000 ns; tasks that existed before
- *     the write keep their quota (this process: quota(0, old); a nice -10
- *     child created before: quota(-10, old)). quota() from rsdl_spec.h.
+ *  3. new_value_reaches_every_task (rule 13: a task takes its quota from
+ *     the current rr_interval when it starts a rotation): with rr_interval
+ *     10, a task forked afterwards has rsdl.quota = quota(0, 10) =
+ *     10 000 000 ns and, after nice -10, quota(-10, 10) = 25 000 000 ns; a
+ *     nice -10 child created before the write, asleep meanwhile, has
+ *     quota(-10, old) until it wakes and quota(-10, 10) after a wake that
+ *     follows 50 ms of sleep of this process (its CPU went idle, which ends
+ *     the rotation, rule 5); this process, woken from that sleep, has
+ *     quota(0, 10). quota() from rsdl_spec.h. Before rule 13 said so,
+ *     existing tasks kept their old quota for good.
  *  4. restored: the old value is written back and read back.
  */
 #include <sys/resource.h>
@@ -34,12 +39,18 @@ static long long quota_of(pid_t pid)
 	return sched_field(pid, "rsdl.quota", &q) ? -1 : q;
 }
 
-/* A child that sets @nice (if != 0) and sleeps; returns its pid. */
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* A child that sets @nice (if != 0) and sleeps, waking on SIGUSR1; its pid. */
 static pid_t sleeper(int nice)
 {
 	pid_t p = fork_child();
 
 	if (p == 0) {
+		signal(SIGUSR1, on_usr1);
 		if (nice)
 			setpriority(PRIO_PROCESS, 0, nice);
 		for (;;)
@@ -96,7 +107,7 @@ int main(void)
 
 	memset(&s, 0, sizeof(s));
 	{
-		long long self_q0 = quota_of(getpid()), old_child_q0, self_q1, old_child_q1;
+		long long self_q0 = quota_of(getpid()), old_child_q0, self_q1, old_child_q1, asleep_q;
 		long long new_q, new_q_nice;
 		pid_t old_child, new_child;
 		char buf[16];
@@ -113,29 +124,39 @@ int main(void)
 			    (long long)rsdl_quota_ns(-10, v0));
 		r = write_raw("10", 2);
 		ktap_expect(&s, r == 0, "write 10: %s", strerror(-r));
+		asleep_q = quota_of(old_child);
 		new_child = sleeper(0);
 		new_q = quota_of(new_child);
 		setpriority(PRIO_PROCESS, new_child, -10);
 		new_q_nice = quota_of(new_child);
+		sleep_ms(50);
+		kill(old_child, SIGUSR1);
+		sleep_ms(20);
 		self_q1 = quota_of(getpid());
 		old_child_q1 = quota_of(old_child);
 		ktap_diag("rr_interval %d -> 10: new task quota %lld (want %lld), after nice -10 "
-			  "%lld (want %lld); existing: self %lld -> %lld, nice -10 child %lld -> %lld",
+			  "%lld (want %lld); existing: self %lld -> %lld (want %lld), nice -10 child "
+			  "%lld -> %lld asleep (want %lld) -> %lld woken (want %lld)",
 			  v0, new_q, (long long)rsdl_quota_ns(0, 10), new_q_nice,
-			  (long long)rsdl_quota_ns(-10, 10), self_q0, self_q1, old_child_q0,
-			  old_child_q1);
+			  (long long)rsdl_quota_ns(-10, 10), self_q0, self_q1,
+			  (long long)rsdl_quota_ns(0, 10), old_child_q0, asleep_q, old_child_q0,
+			  old_child_q1, (long long)rsdl_quota_ns(-10, 10));
 		ktap_expect(&s, new_q == rsdl_quota_ns(0, 10), "new task quota %lld", new_q);
 		ktap_expect(&s, new_q_nice == rsdl_quota_ns(-10, 10), "new task at nice -10: %lld",
 			    new_q_nice);
-		ktap_expect(&s, self_q1 == self_q0, "existing task's quota changed %lld -> %lld",
-			    self_q0, self_q1);
-		ktap_expect(&s, old_child_q1 == old_child_q0,
-			    "existing nice -10 task's quota changed %lld -> %lld", old_child_q0,
-			    old_child_q1);
+		ktap_expect(&s, asleep_q == old_child_q0,
+			    "sleeping nice -10 task's quota changed before it woke: %lld -> %lld",
+			    old_child_q0, asleep_q);
+		ktap_expect(&s, self_q1 == rsdl_quota_ns(0, 10),
+			    "this task after a sleep: quota %lld, want %lld", self_q1,
+			    (long long)rsdl_quota_ns(0, 10));
+		ktap_expect(&s, old_child_q1 == rsdl_quota_ns(-10, 10),
+			    "nice -10 task after its wake: quota %lld, want %lld", old_child_q1,
+			    (long long)rsdl_quota_ns(-10, 10));
 		kill_child(old_child);
 		kill_child(new_child);
 	}
-	ktap_sub_end(&s, "new_value_applies_to_new_tasks");
+	ktap_sub_end(&s, "new_value_reaches_every_task");
 
 	{
 		char buf[16];
