@@ -89,7 +89,7 @@ boot() {
 		"$(cat "$dir/qemu-status")" >"$dir/verdict"
 }
 
-# smp_numbers: the SMP tests' measured values side by side (issue 4), from the
+# smp_numbers: the SMP placement and balancing tests' measured values side by side, from the
 # greppable "key=value" lines of each boot's ktap.log, and the RSDL/EEVDF throughput ratio
 # of the 4-CPU boots (median seconds, lower is better: ratio > 1 = RSDL slower)
 smp_numbers() {

@@ -14,8 +14,8 @@
  *  3. tick_dodger_charged: a task that runs from 0.1 ms to 0.8 ms after each
  *     tick (ticks are aligned to CLOCK_MONOTONIC multiples of 1 ms) and sleeps
  *     across every tick must be charged >= 90 % of the busy time it measured
- *     itself, and no more than the elapsed time ("no tick dodging" in rsdl.md;
- *     a tick-sampled charge would show ~0).
+ *     itself, and no more than the elapsed time (sched-rsdl.rst, No tick
+ *     dodging; a tick-sampled charge would show ~0).
  *  4. rusage_children: getrusage(RUSAGE_CHILDREN) grows by the CPU time the
  *     reaped children reported (+-5 % or 5 ms).
  *  5. loadavg_rises: N = ceil(load1) + 4 unpinned hogs for 6 s (at least one

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hotplug_churn - 200 offline/online cycles of CPUs 1..N-1 under a mixed load
- * (issue 4; suite.list: smp2). The host harness checks the console for splats
- * (WARNING, BUG, lockdep, RCU stall, hung task, ...); this program checks that
- * every task gets through.
+ * (SMP placement and balancing, CPU hotplug; suite.list: smp2). The host
+ * harness checks the console for splats (WARNING, BUG, lockdep, RCU stall,
+ * hung task, ...); this program checks that every task gets through.
  *
  * Load, all forked before the first cycle and started together:
  *   - N+1 unpinned hogs and one hog pinned to CPU N-1 (the kernel breaks its
@@ -28,8 +28,8 @@
  *  2. progress_during_churn: every task's count grew in every window of at
  *     least 2 s during the cycles (nothing stuck on a dead CPU or forgotten on
  *     a runqueue). 2 s: with everything on CPU 0, RSDL's bounded wait for 9
- *     nice-0 tasks is 8 x 20 x 6 ms + 9 ticks < 1 s (rsdl.md), EEVDF's wait is
- *     shorter; a window is closed at the first cycle boundary after 2 s, the
+ *     nice-0 tasks is 8 x 20 x 6 ms + 9 ticks < 1 s (sched-rsdl.rst, Bounded
+ *     wait), EEVDF's wait is shorter; a window is closed at the first cycle boundary after 2 s, the
  *     last one (after cycle 200) no sooner than 2 s after it opened.
  *  3. tasks_finish: after the cycles every task exits with status 0 within 30 s
  *     of the stop request, with a non-zero count.

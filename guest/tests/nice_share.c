@@ -6,7 +6,7 @@
  *   RSDL:  E(p) / sum E,  E = usable_slots(nice) * quota(nice, rr_interval)
  *   EEVDF: weight(nice) / sum weight  (sched_prio_to_weight)
  * chosen by the running scheduler. Tolerance: +-3 share points absolute
- * (the issue's figure).
+ * (the lab's tolerance for shares).
  *
  * Measured share = the hog's runtime (/proc/<pid>/schedstat) / all hogs'
  * runtime over the window, asserted within +-3 points. Cross-check that does

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nplus1_share - N+1 unpinned nice-0 hogs on N CPUs for 20 s (issue 4;
+ * nplus1_share - N+1 unpinned nice-0 hogs on N CPUs for 20 s (SMP balancing;
  * suite.list: smp2, so it runs on the 2- and 4-CPU boots of both schedulers).
  *
  * N+1 equal CPU-bound tasks on N CPUs are entitled to N/(N+1) of a CPU each.
@@ -9,7 +9,8 @@
  *
  *  1. share_per_hog: every hog's share of a CPU over the 20 s window (runtime
  *     from /proc/<pid>/schedstat / window) is within 0.8 .. 1.2 x N/(N+1)
- *     (issue 4). Jain's fairness index (sum x)^2 / (n sum x^2) of the shares is
+ *     (sched-rsdl.rst, SMP: the periodic balance rotates N + 1 tasks over N
+ *     CPUs). Jain's fairness index (sum x)^2 / (n sum x^2) of the shares is
  *     printed (1 = perfectly even), with the shares of each 5 s quarter and
  *     the migrations of each hog, which show rotation vs permanent pairing.
  *

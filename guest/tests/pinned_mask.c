@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pinned_mask - tasks pinned to CPU subsets never run outside their mask, also
- * while their masks change under load (issue 4; suite.list: smp2).
+ * while their masks change under load (SMP placement and balancing; suite.list:
+ * smp2).
  *
  * 2N sampler tasks, each pinned (sched_setaffinity) to a subset of the N online
  * CPUs, plus N unpinned hogs as load that the balancer wants to spread. For
@@ -27,9 +28,10 @@
  *     before the call returns (affine_move_task).
  *  3. all_progress: every sampler counted samples after its last mask change
  *     and every hog progressed (nothing stuck where it may not run). Time
- *     allowed after the last change: rsdl.md's bounded wait for a nice-0 task
- *     with all 3N tasks on one CPU, (3N-1) x E(0) + 3N ticks (606 ms at N = 2,
- *     1332 ms at N = 4 with rr_interval 6 ms); 300 ms was too short on RSDL
+ *     allowed after the last change: the bounded wait for a nice-0 task
+ *     with all 3N tasks on one CPU (sched-rsdl.rst, Bounded wait),
+ *     (3N-1) x E(0) + 3N ticks (606 ms at N = 2, 1332 ms at N = 4 with
+ *     rr_interval 6 ms); 300 ms was too short on RSDL
  *     (a moved sampler may wait for its CPU's rotation).
  */
 #include "smp.h"
@@ -180,7 +182,7 @@ int main(void)
 	{
 		/*
 		 * Every sampler must run under its last mask: wait the longest a nice-0
-		 * task may wait with all 3N tasks on one CPU (rsdl.md, CPU-bound bound:
+		 * task may wait with all 3N tasks on one CPU (sched-rsdl.rst, Bounded wait:
 		 * sum of the others' E(0) + one tick per task), at least 300 ms.
 		 */
 		int rr = sched_is_rsdl() && rr_interval_get() > 0 ? rr_interval_get()

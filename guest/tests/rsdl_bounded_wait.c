@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rsdl_bounded_wait - rsdl.md "Bounded wait" and "No starvation".
+ * rsdl_bounded_wait - sched-rsdl.rst "Bounded wait" and "No starvation".
  *
  * CPU-bound hogs pinned to one CPU. A wait of task p runs from its switch-out
  * while runnable (sched_switch with prev_state R) to its next switch-in; the

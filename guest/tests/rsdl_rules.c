@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rsdl_rules - the rules of rsdl.md, one subtest each, on one CPU.
+ * rsdl_rules - the rules of sched-rsdl.rst, one subtest each, on one CPU.
  * rr_interval is 6 ms (quota(0) = quota(19) = 6 ms) unless said otherwise.
  * Wake latencies come from an absolute hrtimer sleep (timer slack 1 ns) with
  * random periods, so wakes fall at random points of the hogs' slots; the

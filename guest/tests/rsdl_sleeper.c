@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rsdl_sleeper - "Sleepers keep their place" (rsdl.md rule 1, Guarantees).
+ * rsdl_sleeper - "Sleepers keep their place" (sched-rsdl.rst, Guarantees;
+ * rule 1).
  *
  * A nice 0 hog H and a nice 0 sleeper S share one CPU, so the CPU's rotation
  * keeps turning while S sleeps (an idle CPU would end its rotation). S blocks

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * smp_share - 2N unpinned nice-0 hogs on N CPUs (issue 4; suite.list: smp2, so
- * it runs on the 2- and 4-CPU boots).
+ * smp_share - 2N unpinned nice-0 hogs on N CPUs (SMP balancing; suite.list:
+ * smp2, so it runs on the 2- and 4-CPU boots).
  *
  * 2N hogs are forked blocked on a gate, given every online CPU as affinity and
  * released together. Two phases of 10 s each, one after the other:
  *
  *  1. no_idle_while_overloaded (from the release on, so the initial placement
  *     counts): the longest continuous interval in which some CPU has no hog
- *     while another CPU has >= 2 runnable hogs is <= 100 ms (issue 4).
+ *     while another CPU has >= 2 runnable hogs is <= 100 ms (the lab's bound;
+ *     sched-rsdl.rst, SMP: idle pull, and a CPU with waiting tasks wakes an
+ *     idle CPU so that it pulls).
  *  2. share_per_hog (the next 10 s, the controller asleep): every hog's share
  *     of a CPU = its runtime (/proc/<pid>/schedstat) / the window, within
- *     0.5 +- 0.05 (issue 4: 2N equal tasks on N CPUs get N/2N = 0.5 each).
+ *     0.5 +- 0.05 (2N equal tasks on N CPUs get N/2N = 0.5 each: Share of
+ *     sched-rsdl.rst per CPU, once balancing puts 2 hogs on each).
  *     Not measured during phase 1, whose sampler takes CPU time from CPU 0's
  *     hogs (printed: 30-50 % of CPU 0 on a busy host).
  *

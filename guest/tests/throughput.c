@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * throughput - throughput guard, printed not asserted (issue 4; suite.list:
- * smp4, so it runs on the rsdl-smp4 and eevdf-smp4 boots).
+ * throughput - throughput guard, printed not asserted (SMP balancing;
+ * suite.list: smp4, so it runs on the rsdl-smp4 and eevdf-smp4 boots).
  *
  * Runs `hackbench -g 4 -l 50` (4 groups of 20 senders and 20 receivers,
  * processes, sockets) and `perf bench sched messaging -g 4 -l 50` (the same

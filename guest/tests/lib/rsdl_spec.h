@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rsdl_spec.h - expected values, computed from the formulas of
- * shared/design/rsdl.md (RSDL 0.30 seed rules) and, for comparison runs on
- * stock kernels, from EEVDF's sched_prio_to_weight table.
+ * rsdl_spec.h - expected values, computed from the formulas of the spec,
+ * Documentation/scheduler/sched-rsdl.rst (RSDL 0.30: the priority matrix,
+ * quota, E(p), and the Share and Bounded wait guarantees) and, for
+ * comparison runs on stock kernels, from EEVDF's sched_prio_to_weight table.
  *
  * Nothing here comes from a measurement. Every test takes its expected
  * numbers from these functions, with rr_interval (ms) as an input.

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * smp.h - helpers of the SMP balancing tests (issue 4: smp_share, nplus1_share,
- * pinned_mask, wake_placement, hotplug_churn): gated children with a chosen
- * affinity, spinning hogs that publish their CPU, per-task shares from
+ * smp.h - helpers of the SMP placement and balancing tests (smp_share,
+ * nplus1_share, pinned_mask, wake_placement, hotplug_churn): gated children
+ * with a chosen affinity, spinning hogs that publish their CPU, per-task shares from
  * /proc/<pid>/schedstat, /proc/<pid>/stat fields, Jain's fairness index.
  */
 #ifndef LAB_SMP_H
@@ -213,7 +213,8 @@ static inline int proc_stat_fields_fd(int fd, char *state, int *processor)
 
 /*
  * Print, per CPU record of the RSDL debugfs file, its cpu=, load and migration/balance
- * tokens (issue 4's counters), e.g. "cpu=0 load_ns=240000000 migrate_wakeup=885 ...".
+ * tokens (the counters of sched-rsdl.rst, SMP), e.g.
+ * "cpu=0 load_ns=240000000 migrate_wakeup=885 ...".
  */
 static inline void rsdl_print_migration_counters(const char *when)
 {

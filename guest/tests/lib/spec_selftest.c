@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host-side self-test of rsdl_spec.h (pure arithmetic, no scheduler calls):
- * pins the generated matrix rows to the rows printed in rsdl.md.
+ * pins the generated matrix rows to the rows printed in sched-rsdl.rst
+ * ("Levels, quota and the priority matrix").
  * Run with `make -C guest/tests selftest`.
  */
 #include <string.h>
