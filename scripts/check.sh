@@ -3,7 +3,7 @@
 # one verdict line per test, "N passed, N failed" at the end.
 #   BOOTS="selftest-warn eevdf-smp2 ..."  run only these boots
 #   KERNEL=/path/bzImage                  test that image instead of building one
-#   ACCEL=icount|multi  (default: icount for 1-CPU boots, multi for SMP boots; see README)
+#   ACCEL=icount|multi  (default: icount for 1-CPU boots, multi for SMP boots; see docs/lab.md)
 #   BOOT_TIMEOUT=seconds (per boot, default 1200)
 #   BOOT_JOBS=N  icount boots run side by side, N at once (default: nproc)
 #   SERIES=0  skip check-series.sh (git am, checkpatch --strict, build of every commit)
@@ -73,7 +73,7 @@ suite_cmdline="lab.run=suite trace_instance=lab^traceoff,sched:sched_switch"
 not_run=()
 
 # boot_accel SMP: how QEMU runs a boot with SMP vCPUs: ACCEL if set, else icount for one
-# vCPU and multi for more (see ACCEL in the README)
+# vCPU and multi for more (see ACCEL in docs/lab.md)
 boot_accel() {
 	if [ -n "${ACCEL:-}" ]; then echo "$ACCEL"; elif [ "$1" = 1 ]; then echo icount; else echo multi; fi
 }
@@ -160,7 +160,7 @@ run_boot() {
 }
 
 # Boots under icount do not depend on the host's load (guest time is the instruction
-# count, see ACCEL in the README), so they run side by side, up to BOOT_JOBS (default: the
+# count, see ACCEL in docs/lab.md), so they run side by side, up to BOOT_JOBS (default: the
 # host's CPUs) at once. The others time everything on the host's clock: they run after,
 # one at a time, alone on the machine.
 side_by_side= one_by_one=

@@ -24,9 +24,9 @@ quick=${QUICK:-0}
 if [ "$quick" = 1 ]; then reps=${REPS:-1} extra="lab.quick=1" per_boot=90; else reps=${REPS:-3} extra= per_boot=160; fi
 out=${RESULTS:-$RSDL_WORK/results/$(date +%Y%m%d-%H%M%S)-demo$([ "$quick" = 1 ] && echo -quick || true)}
 # icount: guest time follows the instruction count, so the numbers do not depend on host load
-# (README: ACCEL); both vCPUs then share one host thread, the same for both schedulers.
+# (docs/lab.md: ACCEL); both vCPUs then share one host thread, the same for both schedulers.
 # 1 vCPU by default: with 2 vCPUs under -icount one vCPU ran 7-13 times slower than the other,
-# or not at all, in every boot tried (README, make demo).
+# or not at all, in every boot tried (docs/lab.md, Known lab problems).
 smp=${SMP:-1} accel=${ACCEL:-icount}
 per_boot=$((per_boot * smp)) # -icount emulates the vCPUs on one host thread
 mkdir -p "$out/raw"
@@ -50,7 +50,7 @@ say "$boots boots ($reps x RSDL, EEVDF interleaved), $([ "$quick" = 1 ] && echo 
 
 # boot REP SCHED CMDLINE: one demo boot into $out/raw/rep<REP>-<SCHED>. The guest gives up at
 # once (status 3) when its vCPUs progress at very different speeds (the lab's -icount stall with
-# 2 vCPUs, README); the boot is then retried with lab.try=N, which shifts the guest's timing.
+# 2 vCPUs, docs/lab.md); the boot is then retried with lab.try=N, which shifts the guest's timing.
 boot() {
 	local dir=$out/raw/rep$1-$2 try rc
 	for try in 1 2 3; do
