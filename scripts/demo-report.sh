@@ -235,7 +235,7 @@ accel=$(setup accel) smp=$(setup smp)
 	echo "- rr_interval (RSDL): $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $2 == "rsdl" { print $c["rr_ms"]; exit }' "$csv/snag.csv") ms"
 	echo "- cells: median over the repetitions; min–max = spread over the repetitions; RSDL/EEVDF = ratio of the medians."
 	echo "  Expected values (\`*_entitled_pct\`, \`hog_fair_pct\`, \`expected_pct\`) come from each scheduler's own table:"
-	echo "  RSDL from the spec formulas (guest/tests/lib/rsdl_spec.h: E = usable slots × quota), EEVDF from sched_prio_to_weight."
+	echo "  RSDL from the spec formulas (guest/lib/rsdl_spec.h: E = usable slots × quota), EEVDF from sched_prio_to_weight."
 	echo
 	echo "Boots:"
 	echo
