@@ -3,7 +3,7 @@
  * calibrate - measure the busy loop once per boot and write loops per ms to
  * /tmp/loops_per_ms (read by every other bench program).
  *
- * Measured on CPU 0 while a spinner keeps every other vCPU busy (see bench.h: under
+ * Measured on CPU 0 while a spinner keeps every other vCPU busy (see LOOPS_FILE in guest/lib/timing.h: under
  * -icount a vCPU is slower in guest time when the others are busy; the loaded
  * scenarios are the ones that matter). Best of 7 rounds of 200 ms. Also prints the
  * speed with the other vCPUs idle (information) and the progress ratio of the slowest
@@ -11,7 +11,7 @@
  * stalled, the lab's known -icount problem; the host retries such a boot).
  * calibrate -c: the same measurements, printed as "vcpucheck ...", nothing written.
  */
-#include "bench.h"
+#include "util.h"
 
 static double rate(uint64_t n)
 {
@@ -37,7 +37,7 @@ static double best_rate(uint64_t n, int rounds)
 static void too_slow(int sig)
 {
 	(void)sig;
-	printf("calibrate loops_per_ms=0 loops_per_ms_alone=0 cpus=%d vcpu_balance=0.000 timeout=1\n", ncpus());
+	printf("calibrate loops_per_ms=0 loops_per_ms_alone=0 cpus=%d vcpu_balance=0.000 timeout=1\n", ncpus_online());
 	fflush(stdout);
 	signal(SIGTERM, SIG_IGN);
 	kill(0, SIGTERM);	/* the spinners */
@@ -47,7 +47,7 @@ static void too_slow(int sig)
 int main(int argc, char **argv)
 {
 	int check = argc > 1 && !strcmp(argv[1], "-c");
-	int n = ncpus();
+	int n = ncpus_online();
 	volatile uint64_t *cnt = shared_alloc(sizeof(uint64_t) * 64);
 	pid_t pid[64];
 	double alone, busy, lo = 1e18, hi = 0;
@@ -58,14 +58,16 @@ int main(int argc, char **argv)
 	signal(SIGALRM, too_slow);
 	alarm(60);	/* normally 4 s: a vCPU that makes no progress at all */
 	setpgid(0, 0);
-	pin_cpu(0, 0);
+	if (pin_pid(0, 0))
+		die("sched_setaffinity");
 	rate(1000000);	/* warm up */
 	n200 = (uint64_t)(rate(2000000) * 200);
 	alone = best_rate(n200, 3);
 	for (int c = 1; c < n && c < 64; c++) {
 		pid[c] = fork();
 		if (pid[c] == 0) {
-			pin_cpu(0, c);
+			if (pin_pid(0, c))
+				die("sched_setaffinity");
 			for (;;) {
 				burn_loops(100000);
 				cnt[c]++;
@@ -79,7 +81,7 @@ int main(int argc, char **argv)
 		c0[c] = cnt[c];
 	t0 = now_ns();
 	uint64_t mine = 0;
-	while (now_ns() - t0 < NS_PER_S) {
+	while (now_ns() - t0 < NSEC_PER_SEC) {
 		burn_loops(100000);
 		mine++;
 	}

@@ -3,7 +3,7 @@
  * nicerun NICE COMMAND [ARG...] - run COMMAND at nice level NICE (absolute, may be
  * negative; the guest's busybox has no nice applet).
  */
-#include "bench.h"
+#include "util.h"
 
 int main(int argc, char **argv)
 {

@@ -14,7 +14,7 @@
  * all CPUs; 100 - it is the CPU lost to scheduling, the ping-pong and the kernel)".
  */
 #include <pthread.h>
-#include "bench.h"
+#include "util.h"
 
 static volatile int64_t t_go, t_end;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -40,19 +40,19 @@ static void *worker(void *arg)
 	if (!strcmp(mode, "spin")) {
 		uint64_t unit = (uint64_t)(lpm * UNIT_MS);
 
-		sleep_until(t_go);
+		sleep_until_ns(t_go);
 		while (now_ns() < t_end) {
 			burn_loops(unit);
 			__atomic_fetch_add(spin_units, 1, __ATOMIC_RELAXED);
 		}
 	} else {
-		int64_t next = t_go + (i * 7919 % 1000) * NS_PER_MS;
+		int64_t next = t_go + (i * 7919 % 1000) * NSEC_PER_MSEC;
 		uint64_t w = (uint64_t)(lpm * 0.02);
 
 		while (next < t_end) {
-			sleep_until(next);
+			sleep_until_ns(next);
 			burn_loops(w);
-			next += NS_PER_S;
+			next += NSEC_PER_SEC;
 		}
 	}
 	return NULL;
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 
 		while (!pp[2])
 			usleep(1000);
-		sleep_until(pp[2]);
+		sleep_until_ns(pp[2]);
 		for (;;) {
 			if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
 				exit(0);
@@ -131,14 +131,14 @@ int main(int argc, char **argv)
 	struct sched_param sp = { .sched_priority = 50 };
 	sched_setscheduler(0, SCHED_FIFO, &sp);
 	pthread_mutex_lock(&mu);
-	t_end = now_ns() + 500 * NS_PER_MS + secs * NS_PER_S;
+	t_end = now_ns() + 500 * NSEC_PER_MSEC + secs * NSEC_PER_SEC;
 	pp[3] = t_end;
-	t_go = pp[2] = t_end - secs * NS_PER_S;
+	t_go = pp[2] = t_end - secs * NSEC_PER_SEC;
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
-	sleep_until(t_go);
+	sleep_until_ns(t_go);
 	long long c0 = ctxt();
-	sleep_until(t_end);
+	sleep_until_ns(t_end);
 	long long c1 = ctxt();
 	int64_t ops = pp[0];
 
@@ -150,8 +150,8 @@ int main(int argc, char **argv)
 	waitpid(p2, NULL, 0);
 	printf("pickcost name=%s sched=%s mode=%s tasks=%d secs=%d create_us_per_task=%.1f pingpong_ops=%lld "
 	       "pingpong_us=%.2f ctxsw_per_s=%.0f spin_work_pct=%.2f\n",
-	       name, rsdl_enabled() ? "rsdl" : "eevdf", mode, n, secs, create / 1e3 / n, (long long)ops,
+	       name, sched_is_rsdl() ? "rsdl" : "eevdf", mode, n, secs, create / 1e3 / n, (long long)ops,
 	       ops ? secs * 1e6 / ops : 0.0, (c1 - c0) / (double)secs,
-	       strcmp(mode, "spin") ? 0.0 : 100.0 * *spin_units * UNIT_MS / (secs * 1e3 * ncpus()));
+	       strcmp(mode, "spin") ? 0.0 : 100.0 * *spin_units * UNIT_MS / (secs * 1e3 * ncpus_online()));
 	return 0;
 }

@@ -6,7 +6,7 @@
  * ~40 stressors at once instead of competing with the ones already running (at nice 0 on
  * one vCPU a parent had started 8 of 36 after 60 s), and the stressors run at nice 0.
  */
-#include "bench.h"
+#include "util.h"
 
 int main(int argc, char **argv)
 {

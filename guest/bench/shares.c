@@ -13,16 +13,16 @@
  * Share = work units done (calibrated busy loop) / elapsed time, as % of one CPU.
  * Output: one "share ..." line per hog and one "shares ..." summary line.
  */
-#include "bench.h"
+#include "util.h"
 
 int main(int argc, char **argv)
 {
 	const char *name = "shares";
-	int nice[64], n = 0, cpu = -1, secs = 10, opt, nc = ncpus();
-	int rsdl = rsdl_enabled(), rr = rr_interval_ms();
+	int nice[64], n = 0, cpu = -1, secs = 10, opt, nc = ncpus_online();
+	int rsdl = sched_is_rsdl(), rr = rr_interval_or_default();
 	double share[64], min1s, lpm = loops_per_ms();
 	struct rsdl_task t[64];
-	struct hogs h;
+	struct unit_hogs h;
 	char *s;
 
 	while ((opt = getopt(argc, argv, "n:i:p:d:")) != -1) {
@@ -43,12 +43,12 @@ int main(int argc, char **argv)
 		t[i].policy = SCHED_OTHER;
 		t[i].nice = nice[i];
 	}
-	hogs_start(&h, n, nice, cpu, lpm);
+	unit_hogs_start(&h, n, nice, cpu, lpm);
 	struct sched_param sp = { .sched_priority = 50 };
 	sched_setscheduler(0, SCHED_FIFO, &sp);
 	usleep(500000);
-	hogs_measure(&h, secs, share, &min1s);
-	hogs_stop(&h);
+	unit_hogs_measure(&h, secs, share, &min1s);
+	unit_hogs_stop(&h);
 
 	double k = cpu >= 0 ? 1 : nc, worst = 1e9;
 	for (int i = 0; i < n; i++) {

@@ -26,7 +26,7 @@
  * Entitlements: share of one CPU a CPU-bound task at the client's / server's nice gets
  * beside H/ncpus hogs per CPU, by the running scheduler's own table.
  */
-#include "bench.h"
+#include "util.h"
 
 #define PERIOD_NS 16666667LL
 #define CLIENT_MS 1.0
@@ -74,18 +74,18 @@ static void xwrite(int fd, const void *b, size_t n)
 static void print_stats(const char *key, int64_t *v, int n)
 {
 	qsort(v, n, sizeof(*v), cmp_i64);
-	printf(" %s_p50_us=%.1f %s_p99_us=%.1f %s_max_us=%.1f", key, pct(v, n, 50) / 1e3, key,
-	       pct(v, n, 99) / 1e3, key, n ? v[n - 1] / 1e3 : 0.0);
+	printf(" %s_p50_us=%.1f %s_p99_us=%.1f %s_max_us=%.1f", key, percentile_nearest_rank(v, n, 50) / 1e3, key,
+	       percentile_nearest_rank(v, n, 99) / 1e3, key, n ? v[n - 1] / 1e3 : 0.0);
 }
 
 int main(int argc, char **argv)
 {
 	const char *name = "snag";
-	int nc = ncpus(), H = 2 * nc, hnice = 5, snice = 0, cnice = 0, secs = 10, raw = 0;
-	int warm_ms = 500, opt, rsdl = rsdl_enabled();
+	int nc = ncpus_online(), H = 2 * nc, hnice = 5, snice = 0, cnice = 0, secs = 10, raw = 0;
+	int warm_ms = 500, opt, rsdl = sched_is_rsdl();
 	int to_srv[2], to_cli[2], hn[64];
 	double lpm = loops_per_ms();
-	struct hogs h;
+	struct unit_hogs h;
 	pid_t srv, cli;
 
 	while ((opt = getopt(argc, argv, "n:H:N:s:c:m:d:w:r")) != -1) {
@@ -104,19 +104,19 @@ int main(int argc, char **argv)
 	}
 	if (H > 64 || (strcmp(mode, "steady") && strcmp(mode, "ramp") && strcmp(mode, "burst")))
 		return 2;
-	rr = rr_interval_ms();
+	rr = rr_interval_or_default();
 
 	int maxf = secs * 61 + 100;
 	struct frame *fr = shared_alloc(sizeof(*fr) * maxf);
 	volatile int64_t *sh = shared_alloc(sizeof(int64_t) * 16);
 	/* sh: 0 frames(ticks in window) 1 met 2 handled 3 demanded_us 4 delivered_us
 	 *     5 client cpu ns 6 server cpu ns 7 records 8 frames > 2 periods */
-	int64_t t_start = now_ns() + 300 * NS_PER_MS + warm_ms * NS_PER_MS;
-	int64_t t_end = t_start + secs * NS_PER_S;
+	int64_t t_start = now_ns() + 300 * NSEC_PER_MSEC + warm_ms * NSEC_PER_MSEC;
+	int64_t t_end = t_start + secs * NSEC_PER_SEC;
 
 	for (int i = 0; i < H; i++)
 		hn[i] = hnice;
-	hogs_start(&h, H, hn, -1, lpm);
+	unit_hogs_start(&h, H, hn, -1, lpm);
 
 	if (pipe(to_srv) || pipe(to_cli))
 		die("pipe");
@@ -131,26 +131,21 @@ int main(int argc, char **argv)
 		for (;;) {
 			xread(to_srv[0], &q, sizeof(q));
 			r.lat = now_ns() - q.t_sent;
-			if (q.t_sent >= t_start && c0 < 0) {
-				struct timespec t;
-
-				clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-				c0 = t.tv_sec * NS_PER_S + t.tv_nsec;
-			}
+			if (q.t_sent >= t_start && c0 < 0)
+				c0 = process_cpu_ns();
 			burn_ms(lpm, q.work_ms);
 			if (q.t_sent < t_end) {
-				struct timespec t;
+				int64_t c = process_cpu_ns();
 
-				clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
 				if (c0 >= 0)
-					sh[6] = t.tv_sec * NS_PER_S + t.tv_nsec - c0;
+					sh[6] = c - c0;
 			}
 			xwrite(to_cli[1], &r, sizeof(r));
 		}
 	}
 	cli = fork();
 	if (cli == 0) {
-		int64_t base = now_ns() + 300 * NS_PER_MS, k = 0, c0 = -1;
+		int64_t base = now_ns() + 300 * NSEC_PER_MSEC, k = 0, c0 = -1;
 
 		prctl(PR_SET_TIMERSLACK, 1UL);
 		set_nice(cnice);
@@ -161,15 +156,12 @@ int main(int argc, char **argv)
 			int in = tick >= t_start;
 			struct req q;
 			struct rep r;
-			struct timespec t;
 
 			if (tick >= t_end)
 				break;
-			if (in && c0 < 0) {
-				clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-				c0 = t.tv_sec * NS_PER_S + t.tv_nsec;
-			}
-			sleep_until(tick);
+			if (in && c0 < 0)
+				c0 = process_cpu_ns();
+			sleep_until_ns(tick);
 			woke = now_ns();
 			q.work_ms = server_ms(k);
 			q.t_sent = now_ns();
@@ -200,12 +192,7 @@ int main(int argc, char **argv)
 				k++;
 			} while (base + k * PERIOD_NS < done);
 		}
-		{
-			struct timespec t;
-
-			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-			sh[5] = t.tv_sec * NS_PER_S + t.tv_nsec - c0;
-		}
+		sh[5] = process_cpu_ns() - c0;
 		exit(0);
 	}
 
@@ -215,18 +202,18 @@ int main(int argc, char **argv)
 	int n;
 
 	sched_setscheduler(0, SCHED_FIFO, &sp);
-	sleep_until(t_start);
-	hogs_measure(&h, secs, share, &min1s);
+	sleep_until_ns(t_start);
+	unit_hogs_measure(&h, secs, share, &min1s);
 	waitpid(cli, NULL, 0);
 	kill(srv, SIGKILL);
 	waitpid(srv, NULL, 0);
-	hogs_stop(&h);
+	unit_hogs_stop(&h);
 
 	n = (int)sh[7];
 	int64_t *v = malloc(sizeof(int64_t) * (n + 1));
 	for (int i = 0; i < H; i++)
 		hsum += share[i];
-	pair_cpu = (sh[5] + sh[6]) / (window * NS_PER_S);
+	pair_cpu = (sh[5] + sh[6]) / (window * NSEC_PER_SEC);
 	printf("snag name=%s sched=%s rr_ms=%d cpus=%d mode=%s hogs=%d hog_nice=%d server_nice=%d "
 	       "client_nice=%d secs=%d frames=%lld met=%lld frames_met_pct=%.2f long_frames=%lld",
 	       name, rsdl ? "rsdl" : "eevdf", rr, nc, mode, H, hnice, snice, cnice, secs,

@@ -254,4 +254,32 @@ static inline void __attribute__((noreturn)) ktap_bail(const char *fmt, ...)
 	ktap_finish();
 }
 
+/*
+ * A fatal error outside a subtest's own checks (mmap, fork, a missing calibration). The
+ * test programs bail out: "# fatal: ..." and the rest of the plan not ok (ktap_bail). The
+ * bench programs print key=value lines, not KTAP: they are built with -DLAB_NO_KTAP
+ * (guest/bench/Makefile) and print "error: ..." on stderr and exit 1.
+ */
+static inline void __attribute__((noreturn, format(printf, 1, 2))) lab_fatal(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+#ifdef LAB_NO_KTAP
+	fprintf(stderr, "error: %s\n", buf);
+	exit(1);
+#else
+	ktap_bail("%s", buf);
+#endif
+}
+
+/* lab_fatal("@what: strerror(errno)") */
+static inline void __attribute__((noreturn)) die(const char *what)
+{
+	lab_fatal("%s: %s", what, strerror(errno));
+}
+
 #endif /* LAB_KTAP_H */

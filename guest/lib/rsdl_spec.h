@@ -205,4 +205,26 @@ static inline double eevdf_share(const struct rsdl_task *t, int n, int p)
 	return (double)eevdf_weight(t[p].policy, t[p].nice) / (double)sum;
 }
 
+/* ---- both ------------------------------------------------------------------ */
+
+/*
+ * Expected share of one CPU of a CPU-bound SCHED_NORMAL task at @nice beside
+ * @others (at most 64) CPU-bound tasks at @onice: rsdl_share() if @rsdl, else
+ * eevdf_share().
+ */
+static inline double expected_share(int rsdl, int nice, int others, int onice, int rr)
+{
+	struct rsdl_task t[65];
+
+	if (others > 64)
+		others = 64;
+	t[0].policy = SCHED_OTHER;
+	t[0].nice = nice;
+	for (int i = 1; i <= others; i++) {
+		t[i].policy = SCHED_OTHER;
+		t[i].nice = onice;
+	}
+	return rsdl ? rsdl_share(t, others + 1, 0, rr) : eevdf_share(t, others + 1, 0);
+}
+
 #endif /* LAB_RSDL_SPEC_H */

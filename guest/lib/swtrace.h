@@ -127,17 +127,16 @@ static inline int swtrace_parse_line(const char *line, struct swtrace_event *e)
 }
 
 /*
- * Call @fn for every sched_switch event of the buffer, in order; the number
- * of events, or -errno. Tracing should be off.
+ * Call @fn for every line of the trace file @path, NUL-terminated without its '\n', in
+ * order (a line longer than half of the 64 KiB buffer is dropped); 0 or -errno.
  */
-static inline long swtrace_for_each(void (*fn)(const struct swtrace_event *, void *), void *arg)
+static inline int trace_for_each_line(const char *path, void (*fn)(char *line, void *arg),
+				      void *arg)
 {
-	char path[160], buf[65536];
+	char buf[65536];
 	size_t carry = 0;
-	long n = 0;
 	int fd;
 
-	swtrace_path(path, sizeof(path), "trace");
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -errno;
@@ -150,13 +149,8 @@ static inline long swtrace_for_each(void (*fn)(const struct swtrace_event *, voi
 		buf[carry + r] = '\0';
 		line = buf;
 		while ((nl = strchr(line, '\n'))) {
-			struct swtrace_event e;
-
 			*nl = '\0';
-			if (swtrace_parse_line(line, &e)) {
-				fn(&e, arg);
-				n++;
-			}
+			fn(line, arg);
 			line = nl + 1;
 		}
 		carry = strlen(line);
@@ -165,7 +159,39 @@ static inline long swtrace_for_each(void (*fn)(const struct swtrace_event *, voi
 			carry = 0;	/* an absurd line: drop it */
 	}
 	close(fd);
-	return n;
+	return 0;
+}
+
+struct swtrace_each {
+	void (*fn)(const struct swtrace_event *, void *);
+	void *arg;
+	long n;
+};
+
+static inline void swtrace_each_line(char *line, void *arg)
+{
+	struct swtrace_each *each = arg;
+	struct swtrace_event e;
+
+	if (swtrace_parse_line(line, &e)) {
+		each->fn(&e, each->arg);
+		each->n++;
+	}
+}
+
+/*
+ * Call @fn for every sched_switch event of the buffer, in order; the number
+ * of events, or -errno. Tracing should be off.
+ */
+static inline long swtrace_for_each(void (*fn)(const struct swtrace_event *, void *), void *arg)
+{
+	struct swtrace_each each = { .fn = fn, .arg = arg };
+	char path[160];
+	int r;
+
+	swtrace_path(path, sizeof(path), "trace");
+	r = trace_for_each_line(path, swtrace_each_line, &each);
+	return r < 0 ? r : each.n;
 }
 
 /* Events the buffer lost (overrun) since it was emptied, from per_cpu/cpuN/stats */

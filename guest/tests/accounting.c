@@ -40,6 +40,7 @@
  */
 #include <sys/resource.h>
 #include "util.h"
+#include "swtrace.h"
 
 static int cpu;
 
@@ -47,32 +48,6 @@ struct acct {
 	volatile int64_t wall, tcpu, sched, rus, pcpu;
 	volatile int done, cpu_start, cpu_end;
 };
-
-static int64_t rusage_self_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * NSEC_PER_SEC +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * NSEC_PER_USEC;
-}
-
-static int64_t rusage_children_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_CHILDREN, &ru);
-	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * NSEC_PER_SEC +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * NSEC_PER_USEC;
-}
-
-static int64_t process_cpu_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return ts_ns(&t);
-}
 
 /* Child body: busy for @ns of wall time, measuring itself. */
 static void measured_hog(struct acct *a, int64_t ns)
@@ -84,7 +59,7 @@ static void measured_hog(struct acct *a, int64_t ns)
 		_exit(1);
 	a->cpu_start = sched_getcpu();
 	schedstat_read(getpid(), &s0, NULL, NULL);
-	r0 = rusage_self_ns();
+	r0 = getrusage_ns(RUSAGE_SELF);
 	c0 = thread_cpu_ns();
 	w0 = now_ns();
 	while (now_ns() - w0 < ns)
@@ -93,7 +68,7 @@ static void measured_hog(struct acct *a, int64_t ns)
 	a->tcpu = thread_cpu_ns() - c0;
 	schedstat_read(getpid(), &s1, NULL, NULL);
 	a->sched = s1 - s0;
-	a->rus = rusage_self_ns() - r0;
+	a->rus = getrusage_ns(RUSAGE_SELF) - r0;
 	a->pcpu = process_cpu_ns();
 	a->cpu_end = sched_getcpu();
 	a->done = 1;
@@ -204,7 +179,7 @@ static void test_tick_dodger(void)
 
 static void test_rusage_children(int64_t before)
 {
-	int64_t got = rusage_children_ns() - before;
+	int64_t got = getrusage_ns(RUSAGE_CHILDREN) - before;
 	int64_t want = children_cpu_reported;
 	int64_t tol = want / 20 > 5 * NSEC_PER_MSEC ? want / 20 : 5 * NSEC_PER_MSEC;
 
@@ -282,44 +257,36 @@ static void trace_off(void)
 	}
 }
 
+struct switch_count {
+	char pa[32], pb[32];	/* "prev_pid=A ", "prev_pid=B " */
+	long n, total;
+};
+
+static void count_switch_line(char *line, void *arg)
+{
+	struct switch_count *c = arg;
+
+	if (strstr(line, "sched_switch:")) {
+		c->total++;
+		if (strstr(line, c->pa) || strstr(line, c->pb))
+			c->n++;
+	}
+}
+
 /* Count sched_switch lines whose prev_pid is @a or @b. */
 static long count_switches(pid_t a, pid_t b, long *total)
 {
-	char path[160], buf[65536], pa[32], pb[32];
-	long n = 0, carry = 0;
-	int fd;
+	struct switch_count c = { .n = 0 };
+	char path[160];
 
 	snprintf(path, sizeof(path), "%s/trace", tracefs);
-	snprintf(pa, sizeof(pa), "prev_pid=%d ", (int)a);
-	snprintf(pb, sizeof(pb), "prev_pid=%d ", (int)b);
+	snprintf(c.pa, sizeof(c.pa), "prev_pid=%d ", (int)a);
+	snprintf(c.pb, sizeof(c.pb), "prev_pid=%d ", (int)b);
 	*total = 0;
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (trace_for_each_line(path, count_switch_line, &c) < 0)
 		return -1;
-	for (;;) {
-		ssize_t r = read(fd, buf + carry, sizeof(buf) - 1 - carry);
-		char *line, *nl;
-
-		if (r <= 0)
-			break;
-		buf[carry + r] = '\0';
-		line = buf;
-		while ((nl = strchr(line, '\n'))) {
-			*nl = '\0';
-			if (strstr(line, "sched_switch:")) {
-				(*total)++;
-				if (strstr(line, pa) || strstr(line, pb))
-					n++;
-			}
-			line = nl + 1;
-		}
-		carry = strlen(line);
-		memmove(buf, line, carry);
-		if (carry > (long)sizeof(buf) / 2)
-			carry = 0;
-	}
-	close(fd);
-	return n;
+	*total = c.total;
+	return c.n;
 }
 
 static void test_tracepoint(void)
@@ -403,7 +370,7 @@ int main(void)
 	ktap_watchdog(120);
 	ktap_diag("scheduler: %s, %d CPUs online, test CPU %d", sched_name(), ncpus_online(), cpu);
 	pin_self(ctl_cpu());
-	ru0 = rusage_children_ns();
+	ru0 = getrusage_ns(RUSAGE_CHILDREN);
 	test_alone();
 	test_two();
 	test_tick_dodger();

@@ -22,9 +22,8 @@
  *  4. teardown: the hogs go back to the root group, the group is removed.
  */
 #include <sys/stat.h>
+#include "util.h"
 #include "cgroup.h"
-#include "smp.h"
-#include "rsdl_spec.h"
 
 #define NHOGS 3
 #define NPHASES 4

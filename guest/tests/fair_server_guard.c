@@ -57,7 +57,6 @@
  * bounds hold, and its figures are printed for comparison.
  */
 #include <limits.h>
-#include <sys/klog.h>
 #include "util.h"
 
 #define WINDOW_NS (4 * NSEC_PER_SEC)
@@ -134,14 +133,10 @@ static char klog[1 << 20];
 static int klog_warnings(void)
 {
 	static const char *const keys[] = { "WARNING:", "BUG:", "cut here" };
-	int n = klogctl(10, NULL, 0), count = 0;	/* SYSLOG_ACTION_SIZE_BUFFER */
+	int count = 0;
 
-	if (n <= 0 || n > (int)sizeof(klog) - 1)
-		n = sizeof(klog) - 1;
-	n = klogctl(3, klog, n);			/* SYSLOG_ACTION_READ_ALL */
-	if (n < 0)
+	if (klog_read(klog, sizeof(klog)) < 0)
 		return -1;
-	klog[n] = '\0';
 	for (unsigned int i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		for (const char *p = strstr(klog, keys[i]); p; p = strstr(p + 1, keys[i]))
 			count++;

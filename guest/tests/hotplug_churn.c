@@ -36,7 +36,7 @@
  *  4. cpus_back_online: every CPU is online at the end and a task pinned to
  *     each one runs there.
  */
-#include "smp.h"
+#include "util.h"
 
 #define CYCLES 200
 #define WINDOW_MIN_NS (2 * NSEC_PER_SEC)

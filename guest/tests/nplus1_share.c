@@ -21,7 +21,7 @@
  * controller (SCHED_FIFO, CPU 0) sleeps through each quarter and only reads
  * /proc/<pid>/schedstat at its ends.
  */
-#include "smp.h"
+#include "util.h"
 
 #define WINDOW_NS (20 * NSEC_PER_SEC)
 #define PARTS 4

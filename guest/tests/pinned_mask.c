@@ -34,7 +34,7 @@
  *     rr_interval 6 ms); 300 ms was too short on RSDL
  *     (a moved sampler may wait for its CPU's rotation).
  */
-#include "smp.h"
+#include "util.h"
 
 #define RUN_NS (4 * NSEC_PER_SEC)
 #define PERIOD_NS (250 * NSEC_PER_MSEC)

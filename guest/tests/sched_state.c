@@ -21,23 +21,9 @@
  *  5. proc_sched_fields: /proc/self/sched has no rsdl.* line and has the
  *     EEVDF fields (se.vruntime, se.slice).
  */
-#include <sys/klog.h>
 #include "util.h"
 
 static char klog[1 << 20];
-
-static int read_klog(void)
-{
-	int n = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
-
-	if (n <= 0 || n > (int)sizeof(klog) - 1)
-		n = sizeof(klog) - 1;
-	n = klogctl(3, klog, n);	/* SYSLOG_ACTION_READ_ALL */
-	if (n < 0)
-		return -errno;
-	klog[n] = '\0';
-	return n;
-}
 
 static const char *const rsdl_keys[] = {
 	"rsdl.level", "rsdl.time_slice", "rsdl.quota", "rsdl.rotation",
@@ -95,7 +81,7 @@ int main(int argc, char **argv)
 	}
 
 	{
-		int n = read_klog();
+		int n = klog_read(klog, sizeof(klog));
 		char *en = n > 0 ? strstr(klog, "sched: RSDL 0.30 enabled (rr_interval 6 ms)") : NULL;
 		char *any_en = n > 0 ? strstr(klog, "sched: RSDL") : NULL;
 		char *dis = n > 0 ? strstr(klog, "sched: RSDL disabled by rsdl=off, EEVDF in charge")

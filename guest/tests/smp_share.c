@@ -41,7 +41,7 @@
  * samples. What host stalls can do: delay the idle CPU's reaction (an idle
  * pull needs the idle vCPU to run) and the sampler (max sampling gap printed).
  */
-#include "smp.h"
+#include "util.h"
 
 #define WINDOW_NS (10 * NSEC_PER_SEC)
 #define SAMPLE_NS NSEC_PER_MSEC

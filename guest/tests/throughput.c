@@ -16,7 +16,7 @@
  *  1. hackbench_runs: every hackbench run exits 0 and prints its time.
  *  2. messaging_runs: every perf bench run exits 0 and prints its total time.
  */
-#include "smp.h"
+#include "util.h"
 
 #define RUNS 3
 

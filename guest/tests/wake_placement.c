@@ -56,7 +56,7 @@
  */
 #include <linux/futex.h>
 
-#include "smp.h"
+#include "util.h"
 
 #define NA 400
 #define NB 400
