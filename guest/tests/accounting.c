@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * accounting - runtime accounting, load average and the sched_switch
- * tracepoint keep working under the scheduler.
+ * accounting - runtime accounting, the load average, rusage and the
+ * sched_switch tracepoint keep working under the scheduler.
+ *
+ * Expected: sched-rsdl.rst rule 2 (Charging: in ns at every tick and every
+ * switch-out) and the guarantee "No tick dodging"; the rest is the generic
+ * kernel's contract, the same on EEVDF. A failure means runtime is lost,
+ * invented or charged to the wrong task, or a generic statistic no longer
+ * sees the scheduler's tasks.
  *
  *  1. runtime_matches_wall: a hog alone on a CPU for 1 s; its
  *     /proc/self/schedstat runtime, CLOCK_THREAD_CPUTIME_ID and getrusage
@@ -14,29 +20,25 @@
  *  3. tick_dodger_charged: a task that runs from 0.1 ms to 0.8 ms after each
  *     tick (ticks are aligned to CLOCK_MONOTONIC multiples of 1 ms) and sleeps
  *     across every tick must be charged >= 90 % of the busy time it measured
- *     itself, and no more than the elapsed time (sched-rsdl.rst, No tick
- *     dodging; a tick-sampled charge would show ~0).
+ *     itself, and no more than the elapsed time (a tick-sampled charge would
+ *     show ~0).
  *  4. rusage_children: getrusage(RUSAGE_CHILDREN) grows by the CPU time the
  *     reaped children reported (+-5 % or 5 ms).
  *  5. loadavg_rises: N = ceil(load1) + 4 unpinned hogs for 6 s (at least one
  *     5 s loadavg update). Expected load1 >= min over u in {1,2} updates of
  *     e^u * old + N * (1 - e^u) (old: load1 read once all N hogs exist),
- *     e = EXP_1/FIXED_1 = 1884/2048, minus 0.05 of
- *     fixed-point rounding; the runnable count in /proc/loadavg must be >= N.
+ *     e = EXP_1/FIXED_1 = 1884/2048, minus 0.05 of fixed-point rounding; the
+ *     runnable count in /proc/loadavg must be >= N.
  *  6. sched_switch_tracepoint: with events/sched/sched_switch enabled, 500
  *     pipe round trips between two tasks on one CPU produce >= 1000
  *     sched_switch events whose prev_pid is one of them (each round trip
- *     switches each task out at least once). The lab boots the suite with
- *     trace_instance=lab^traceoff,sched:sched_switch, which enables the event
- *     in start_kernel() while one CPU runs; the test then only turns the
- *     instance's buffer on and off. Enabling the event at run time patches
- *     the tracepoint's static branch in __schedule() with text_poke_bp()
- *     while other CPUs execute it, and under QEMU's multi-threaded TCG that
- *     crashed guests (Oops: int3 in __schedule) when the event was toggled
- *     300 times on 2 vCPUs: RSDL 3 of 4 boots, rsdl=off 3 of 4, pristine
- *     6.12.118 without the series 1 of 6 (QEMU 7.2, so the emulator's
- *     cross-modifying code, not RSDL). Without the instance
- *     (a boot not made by the lab) it falls back to the top-level event.
+ *     switches each task out at least once). The lab's command line enables
+ *     the event in the trace instance "lab" at boot (trace_instance=lab^traceoff,
+ *     sched:sched_switch), so the test only turns that buffer on and off:
+ *     enabling the event at run time patches __schedule() while other CPUs
+ *     execute it, which crashed guests under QEMU's multi-threaded TCG.
+ *     Without the instance (a boot not made by the lab) it falls back to the
+ *     top-level event.
  */
 #include <sys/resource.h>
 #include "util.h"

@@ -2,6 +2,12 @@
 /*
  * affinity - CPU affinity is obeyed and invalid masks are refused.
  *
+ * Expected: the core's sched_setaffinity() contract, the same on both
+ * schedulers (sched-rsdl.rst, SMP: affinity changes move tasks through the
+ * core as for any class). A failure means a task ran on a CPU outside its
+ * mask, did not follow a new mask, or a bad mask was accepted or changed
+ * something.
+ *
  * Default mode (any CPU count):
  *  1. pinned_never_migrate: one hog pinned to each online CPU samples
  *     sched_getcpu() on every loop pass while ncpus+1 unpinned hogs load the

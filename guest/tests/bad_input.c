@@ -3,6 +3,12 @@
  * bad_input - every file the RSDL series adds under /proc, /sys and debugfs
  * refuses bad input with the documented errno and changes nothing.
  *
+ * Expected: sched-rsdl.rst, Interfaces (rr_interval: 1..1000 ms; other
+ * values, text and empty writes fail with EINVAL and leave the old value;
+ * the state and debugfs files are read-only) and rule 13; the errnos of
+ * read-only files are the VFS's. A failure means a bad write was accepted or
+ * changed the value, or a read-only file took a write.
+ *
  * Files: /proc/sys/kernel/rr_interval (0644, ms, 1..1000, EINVAL otherwise,
  * the old value kept: docs/interfaces.md, rule 13 of
  * Documentation/scheduler/sched-rsdl.rst), /sys/kernel/rsdl/state (0444 sysfs),

@@ -2,6 +2,12 @@
 /*
  * cgroup_cpu - the cgroup v2 cpu controller keeps working.
  *
+ * Expected: sched-rsdl.rst, "Interaction with the rest of the kernel",
+ * cgroups: the controller's weights, cpu.max and cpu.idle act on the fair
+ * class only and do not apply to RSDL tasks; moving tasks between groups
+ * works. On EEVDF, cpu.max's bandwidth R/P. A failure means the controller's
+ * files, a move into or out of a group, or (EEVDF) bandwidth control broke.
+ *
  *  1. cpu_controller_setup: enable +cpu in the root's subtree_control, create
  *     a child group, cpu.weight / cpu.weight.nice / cpu.max accept valid
  *     values and read them back, and reject out-of-range ones: cpu.weight 0
@@ -11,12 +17,11 @@
  *     (cgroup.procs, /proc/<pid>/cgroup shows it) and keeps running, and the
  *     group's cpu.stat usage_usec advances.
  *     EEVDF: with cpu.max = "10000 100000" the hog, alone on its CPU, gets
- *     10 % +- 3 points (bandwidth control; 2 s = 20 periods, so the window's
- *     phase moves the share by < 0.5 point), and usage_usec matches its
- *     schedstat runtime within 10 %.
- *     RSDL: cpu.weight and cpu.max act on the fair class only and are inert
- *     for RSDL tasks (linux612-integration.md 1.8), so only "no error and
- *     progress" is asserted; the share is printed.
+ *     10 % +- 3 points (2 s = 20 periods, so the window's phase moves the
+ *     share by < 0.5 point), and usage_usec matches its schedstat runtime
+ *     within 10 %.
+ *     RSDL: cpu.weight and cpu.max are inert for RSDL tasks, so only "no
+ *     error and progress" is asserted; the share is printed.
  *  3. group_teardown: the hog moves back to the root, cpu.max "max 100000" is
  *     accepted, and the empty group is removed (rmdir succeeds).
  */

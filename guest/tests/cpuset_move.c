@@ -3,6 +3,12 @@
  * cpuset_move - cgroup v2 cpuset changes move queued and running tasks, and the
  * scheduler keeps them inside the new set (needs 2 CPUs).
  *
+ * Expected: sched-rsdl.rst, SMP (cpuset changes move tasks through the core;
+ * the periodic balance honours cpuset partitions), Share (equal E(p) on RSDL,
+ * equal weights on EEVDF) and rule 12 (a moved task keeps what is left of its
+ * entitlement). A failure means a task ran outside its cpuset, the tasks of
+ * one CPU did not share it evenly, or the balancer left CPUs unused.
+ *
  * Three nice-0 hogs, allowed on every CPU, note sched_getcpu() on every pass of
  * their loop. The controller (SCHED_FIFO, CPU 0) makes a cpuset group and:
  *  1. join_group: cpuset.cpus = {L} (L = the last online CPU), then moves the
@@ -10,10 +16,8 @@
  *     CPUs before the write to cgroup.procs returns (a running task is moved
  *     by the stopper, a queued one directly), so no pass that started after
  *     the last write may run outside {L}. Every hog then gets 1/3 of CPU L
- *     +- 0.05 over 1 s: all three queue there and share it (equal E(p) on
- *     RSDL, equal weights on EEVDF). On RSDL a moved task keeps what is left
- *     of its entitlement (rule 12), so the shares are only equal from the
- *     first major rotation on: the 1 s starts after the settle time
+ *     +- 0.05 over 1 s. On RSDL the shares are only equal from the first
+ *     major rotation on (rule 12), so the 1 s starts after the settle time
  *     3 x E(nice 0) + 100 ms (460 ms at rr_interval 6; 100 ms on EEVDF).
  *  2. change_cpus: cpuset.cpus = {0} while they run: the same two checks.
  *  3. widen: cpuset.cpus = all online CPUs. Nothing moves a task for that;

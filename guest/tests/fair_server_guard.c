@@ -4,6 +4,12 @@
  * deadline server still guarantees normal tasks runtime/period of a CPU
  * against a SCHED_FIFO hog.
  *
+ * Expected: sched-rsdl.rst, "Interaction with the rest of the kernel", RT
+ * starvation: the fair deadline server serves RSDL tasks (EEVDF's fair tasks
+ * on rsdl=off boots, same bounds, figures printed for comparison); share
+ * R/P, bounds below. A failure means a write left the normal tasks without
+ * the guard (0 %), or made the kernel warn.
+ *
  * The server (debugfs /sys/kernel/debug/sched/fair_server/cpuN/{runtime,period},
  * ns; 6.12 default 50 ms / 1 s) serves the normal class: under RSDL it serves
  * RSDL tasks (rsdl_server_init()). A write to either file stops the server and
@@ -53,8 +59,6 @@
  * The share is asserted by runtime (/proc/PID/schedstat) and, where the
  * guest's clock is exact (lab.clock=icount), also by loop count against the
  * calibrated rate.
- * EEVDF (rsdl=off) serves its fair tasks with the same server: the same
- * bounds hold, and its figures are printed for comparison.
  */
 #include <limits.h>
 #include "util.h"

@@ -3,22 +3,28 @@
  * fifo_preempt - SCHED_FIFO stays above the normal class, and the RT
  * starvation guard still gives normal tasks a little time.
  *
+ * Expected: sched-rsdl.rst says SCHED_FIFO/RR run above RSDL untouched, and
+ * ("Interaction with the rest of the kernel", RT starvation) the fair
+ * deadline server serves RSDL tasks, so FIFO hogs cannot lock them out. A
+ * failure means a FIFO wake waited for a normal task, normal tasks ran level
+ * with FIFO, or they lost the guard (true starvation).
+ *
  * 1. fifo_wake_latency: a SCHED_FIFO task wakes from an absolute hrtimer on a
  *    CPU busy with normal hogs (two nice 0, one nice -20), 1000 times, after
  *    300 wakes on the idle CPU as a baseline. It must preempt at once:
- *      p90 <= baseline p90 + 0.5 ms, and max <= 10 ms. The max is asserted
- *    only where the guest's clock is exact (lab.clock=icount): on the host's
- *    clock one descheduling of the vCPU thread by the host is a guest
- *    "latency" of any length (10.7 ms and 38.8 ms seen on idle-looking runs).
- *    Why relative: the timer, idle-exit and wakeup path costs whatever the
- *    kernel build and the emulator make it (the lab's debug kernel under
- *    icount: ~0.5 ms at p50, a p99 of ~2 ms even on an idle CPU), so only
- *    what the hogs add is the scheduler's. Half a tick: a class that left
- *    the FIFO task to the next tick-driven reschedule adds a uniform
- *    [0, 1 tick] (p90 +0.9 ms); one that left it to the end of a normal
- *    slice adds more. 10 ms: under RSDL the nice -20 hog holds the CPU most
- *    of the time in 60 ms slots (quota(-20) at rr_interval 6), so any wake
- *    that waited for a slot's end would show tens of ms.
+ *      p90 <= baseline p90 + 0.5 ms, and max <= 10 ms.
+ *    Relative to the baseline because the timer, idle-exit and wakeup path
+ *    costs whatever the kernel build and the emulator make it (the lab's
+ *    debug kernel under icount: ~0.5 ms at p50, a p99 of ~2 ms even on an
+ *    idle CPU), so only what the hogs add is the scheduler's. Half a tick: a
+ *    class that left the FIFO task to the next tick-driven reschedule adds a
+ *    uniform [0, 1 tick] (p90 +0.9 ms); one that left it to the end of a
+ *    normal slice adds more. 10 ms: under RSDL the nice -20 hog holds the CPU
+ *    most of the time in 60 ms slots (quota(-20) at rr_interval 6), so any
+ *    wake that waited for a slot's end would show tens of ms. The max is
+ *    asserted only where the guest's clock is exact (lab.clock=icount): on
+ *    the host's clock one descheduling of the vCPU thread by the host is a
+ *    guest "latency" of any length.
  * 2. rt_starvation_guard: a pinned SCHED_FIFO busy loop and a nice 0 hog on
  *    one CPU for 5 s. The normal task may only run through 6.12's guards:
  *    the fair deadline server (debugfs fair_server runtime/period, default
@@ -26,14 +32,12 @@
  *    default 950 ms / 1 s), each worth G = 5 %.
  *    Bounds: >= 0.6 G (the window's phase can cut out one period's budget
  *    of five, and the loop-rate calibration has a few % error) and <= 2 G
- *    (both guards may hand out their budget in the same period). A class that
- *    put normal tasks level with FIFO gets ~50 % and fails; one that lost the
- *    guard (true starvation) gets 0 % and fails. Shares are asserted by
- *    runtime (/proc/PID/schedstat, what the scheduler handed out) and, where
- *    the guest's clock is exact, also by loop count against a calibrated
- *    rate; on the host's clock the host's descheduling of the vCPU takes
- *    loops from whichever task was running (the FIFO hog did 71.9 % by
- *    loops on a busy 4-vCPU run).
+ *    (both guards may hand out their budget in the same period); a class that
+ *    put normal tasks level with FIFO gets ~50 %, a lost guard 0 %. Shares
+ *    are asserted by runtime (/proc/PID/schedstat, what the scheduler handed
+ *    out) and, where the guest's clock is exact, also by loop count against
+ *    a calibrated rate (on the host's clock the host's descheduling of the
+ *    vCPU takes loops from whichever task was running).
  */
 #include "util.h"
 

@@ -3,6 +3,10 @@
  * fork_storm - thousands of task creations and exits, as processes and as
  * threads, finish in bounded time and leave nothing behind.
  *
+ * Expected: no scheduler rule sets a figure here; rule 8 (fork) and the exit
+ * path must simply never lose a task. A failure (usually a watchdog timeout)
+ * means a wakeup, a fork or an exit was lost, or a child was left behind.
+ *
  *  1. fork_exit_sequential: 1000 x (fork, child _exit(i & 0x7f), waitpid),
  *     every exit status comes back intact.
  *  2. fork_exit_concurrent: 1000 children, 64 alive at once, each yielding a
@@ -15,8 +19,7 @@
  *  5. no_zombies: this process is a child subreaper, so every orphan would
  *     come back to it; afterwards waitpid(-1) must say ECHILD and /proc must
  *     hold no zombie whose parent is this process.
- * Each phase must finish within 120 s of guest time (a scheduler that loses
- * a wakeup or an exit hangs here; the watchdog turns a hang into a failure).
+ * Each phase must finish within 120 s of guest time.
  */
 #include <pthread.h>
 #include <stdatomic.h>

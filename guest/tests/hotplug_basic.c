@@ -3,6 +3,11 @@
  * hotplug_basic - CPU 1 goes offline and online 20 times under load, and
  * every task gets through it (needs 2 CPUs; suite.list marks it smp2).
  *
+ * Expected: sched-rsdl.rst, SMP (CPU hotplug moves tasks through the core as
+ * for any class; a moved task keeps its entitlement, rule 12) and the core's
+ * select_fallback_rq(). A failure means a transition failed, or a task was
+ * lost or stuck on the dead CPU.
+ *
  * Load: two unpinned workers and one worker pinned to CPU 1, each doing a
  * fixed amount of work (~1.5 s of CPU, calibrated first), a pipe ping-pong
  * pair (3000 round trips) and a 1 ms sleeper (1500 sleeps).

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hotplug_churn - 200 offline/online cycles of CPUs 1..N-1 under a mixed load
- * (SMP placement and balancing, CPU hotplug; suite.list: smp2). The host
- * harness checks the console for splats (WARNING, BUG, lockdep, RCU stall,
- * hung task, ...); this program checks that every task gets through.
+ * (SMP placement and balancing, CPU hotplug; suite.list: smp2).
+ *
+ * Expected: sched-rsdl.rst, SMP (hotplug moves tasks through the core; a
+ * moved task keeps its entitlement, rule 12) and Bounded wait for the
+ * progress windows below. A failure means a transition failed, or a task was
+ * stuck on a dead CPU, forgotten on a runqueue or killed by a wrong status
+ * or byte. The host harness checks the console for splats (WARNING, BUG,
+ * lockdep, RCU stall, hung task, ...); this program checks that every task
+ * gets through.
  *
  * Load, all forked before the first cycle and started together:
  *   - N+1 unpinned hogs and one hog pinned to CPU N-1 (the kernel breaks its
@@ -21,16 +27,16 @@
  *
  *  1. hotplug_cycles: all 200 cycles' writes succeed (EBUSY/EAGAIN retried)
  *     and each CPU's online file reads back the written state; the mean and
- *     slowest transitions are printed. Duration: ~30 s at -smp 2, ~140-160 s
- *     at -smp 4 (1200 transitions of 50-200 ms each under TCG with lockdep on
- *     a busy host); cycles still running after 240 s fail this subtest (the
- *     suite kills a test at 300 s) rather than being dropped silently.
+ *     slowest transitions are printed. Cycles still running after 240 s fail
+ *     this subtest (the suite kills a test at 300 s) rather than being
+ *     dropped silently; -smp 4 takes 1200 transitions of 50-200 ms each
+ *     under TCG with lockdep.
  *  2. progress_during_churn: every task's count grew in every window of at
  *     least 2 s during the cycles (nothing stuck on a dead CPU or forgotten on
  *     a runqueue). 2 s: with everything on CPU 0, RSDL's bounded wait for 9
- *     nice-0 tasks is 8 x 20 x 6 ms + 9 ticks < 1 s (sched-rsdl.rst, Bounded
- *     wait), EEVDF's wait is shorter; a window is closed at the first cycle boundary after 2 s, the
- *     last one (after cycle 200) no sooner than 2 s after it opened.
+ *     nice-0 tasks is 8 x 20 x 6 ms + 9 ticks < 1 s, EEVDF's wait is shorter;
+ *     a window is closed at the first cycle boundary after 2 s, the last one
+ *     (after cycle 200) no sooner than 2 s after it opened.
  *  3. tasks_finish: after the cycles every task exits with status 0 within 30 s
  *     of the stop request, with a non-zero count.
  *  4. cpus_back_online: every CPU is online at the end and a task pinned to

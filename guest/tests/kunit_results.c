@@ -2,6 +2,11 @@
 /*
  * kunit_results - report the kernel's own KUnit suites as subtests.
  *
+ * Expected: every KUnit case passes; the rsdl suite pins the matrix rows,
+ * usable slots, quota and E(p) of sched-rsdl.rst ("Levels, quota and the
+ * priority matrix"). A failure names the kernel suite that failed, or says
+ * the rsdl suite did not run.
+ *
  * Reads /sys/kernel/debug/kunit/<suite>/results (KTAP written by the kernel
  * after the boot-time run) and reports one subtest per suite. A suite fails
  * if any line says "not ok", if fewer test-case results than its plan are
@@ -10,9 +15,8 @@
  * of other suites are listed as diagnostics.
  *
  * One more subtest, rsdl_suite_present, fails unless /sys/kernel/rsdl/state
- * says "enabled" and a suite named rsdl* exists: the kernel series must ship
- * a KUnit suite "rsdl" pinning the matrix rows, usable slots, quota and E(p)
- * (and needs CONFIG_KUNIT=y, CONFIG_KUNIT_DEBUGFS=y in the RSDL lab config).
+ * says "enabled" and a suite named rsdl* exists (it needs CONFIG_KUNIT=y and
+ * CONFIG_KUNIT_DEBUGFS=y in the RSDL lab config).
  */
 #include <dirent.h>
 #include "util.h"

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lab_vcpu_progress - a task that the kernel says ran for T ms really
- * executed for about T ms. This checks the platform the other timing tests
- * stand on, not a scheduler rule: if a virtual CPU stops executing while
- * guest time goes on, every share, latency and accounting test of the boot
- * fails for reasons that have nothing to do with the kernel. This program
- * names that cause.
+ * executed for about T ms.
+ *
+ * Expected: no scheduler rule; this checks the platform the timing tests
+ * stand on. A failure means a virtual CPU stopped executing while guest time
+ * went on, so every share, latency and accounting test of that boot fails
+ * for reasons that have nothing to do with the kernel ("Known lab problem"
+ * in guest/tests/README.md).
  *
  * Not in suite.list (it takes ~5 s a round); run it by hand in a guest:
  * `lab_vcpu_progress [ROUNDS]` (default 40). Each round starts one hog
@@ -13,16 +15,6 @@
  * they wait on a gate), lets them run 500 ms, and checks every hog made
  * progress: a hog charged >= 100 ms of runtime with zero loop passes was
  * charged CPU time it never executed.
- *
- * Seen with the lab's single-threaded TCG and -icount (2 vCPUs), in about
- * half of the boots: fresh processes sat in schedule_tail() or
- * filemap_map_pages() (/proc/<pid>/stack) for 300-700 ms of guest time with
- * utime 0 and one context switch, while their CPU handled ~10 % of the
- * local timer interrupts a busy CPU takes and called schedule() 3 times in
- * 500 ms: the vCPU barely executed while guest time went on. In those boots
- * share, latency and accounting tests fail at random. Boots are
- * deterministic once started (identical output), the good/bad split is not.
- * Multi-threaded TCG did not show it (but has host-load jitter).
  */
 #include "util.h"
 

@@ -2,31 +2,27 @@
 /*
  * nice_share - CPU shares of CPU-bound tasks of mixed nice pinned to one CPU.
  *
- * Expected share of task p:
+ * Expected share of task p (sched-rsdl.rst, Share), by the running scheduler:
  *   RSDL:  E(p) / sum E,  E = usable_slots(nice) * quota(nice, rr_interval)
  *   EEVDF: weight(nice) / sum weight  (sched_prio_to_weight)
- * chosen by the running scheduler. Tolerance: +-3 share points absolute
- * (the lab's tolerance for shares).
+ * A failure means the scheduler does not divide a CPU by its own table (a
+ * scheduler ignoring nice gives 50/50 and fails every mixed row; one using
+ * the other table fails 0/5, 0/10, -10/0: RSDL 57/64/78 % vs EEVDF
+ * 75/90/90 % for the first task).
  *
  * Measured share = the hog's runtime (/proc/<pid>/schedstat) / all hogs'
- * runtime over the window, asserted within +-3 points. Cross-check that does
- * not trust the kernel's accounting: loop passes / all hogs' loop passes
- * (every hog runs the same loop on the same CPU), within +-6 points. The loop
- * count also loses each switch-in's cost (cache and TLB refill, the return
- * to user space), which is charged as runtime but does no loop work and hits
- * the most often switched task hardest: 2.8 points for nice 5 of 0/5 on one
- * CPU with the lab's debug kernel under EEVDF. The cross-check is there to
- * catch gross accounting errors (time charged to the wrong task), which the
- * accounting program tests directly; twice the share tolerance keeps it
- * clear of the switch cost. The cross-check is asserted only where the
+ * runtime over the window, asserted within +-3 points (the lab's tolerance
+ * for shares). Cross-check that does not trust the kernel's accounting:
+ * loop passes / all hogs' loop passes (every hog runs the same loop on the
+ * same CPU), within +-6 points, to catch gross accounting errors (time
+ * charged to the wrong task). Twice the tolerance: the loop count also loses
+ * each switch-in's cost (cache and TLB refill, the return to user space),
+ * which is charged as runtime but does no loop work and hits the most often
+ * switched task hardest: 2.8 points for nice 5 of 0/5 on one CPU with the
+ * lab's debug kernel under EEVDF. The cross-check is asserted only where the
  * guest's clock is exact (lab.clock=icount): on the host's clock, time the
  * host takes a vCPU thread away is charged to the running hog as runtime
- * and does no loop work (nice 0 of 0/0: 57.4 % by loops, 50.0 % by
- * schedstat, on a 2-vCPU multi-thread run).
- *
- * How it could pass while wrong: a scheduler ignoring nice gives 50/50 and
- * fails every mixed row; a scheduler using the other table fails 0/5, 0/10,
- * -10/0 (RSDL 57/64/78 % vs EEVDF 75/90/90 % for the first task).
+ * and does no loop work.
  */
 #include "util.h"
 

@@ -2,6 +2,13 @@
 /*
  * no_cheating - what a hostile, unprivileged task can take from an honest one.
  *
+ * Expected: sched-rsdl.rst, "No cheating" and rule 10: no sequence of calls
+ * an unprivileged task may make gives it, or its cooperating tasks, more than
+ * the sum of their entitlements: share E(cheater) / (E(cheater) + E(honest)),
+ * E = usable_slots(nice) x quota(nice, rr_interval) (guest/lib/rsdl_spec.h);
+ * on EEVDF the weight ratio. A failure means a cheat won CPU time (or a cheat
+ * call failed, so the cheat was not tried).
+ *
  * Every subtest puts one honest CPU hog (SCHED_NORMAL, nice 0, a plain loop)
  * beside one cheater, both pinned to the test CPU and both running as uid/gid
  * 65534 with no supplementary groups, no capabilities and RLIMIT_RTPRIO =
@@ -42,16 +49,12 @@
  * (kworkers, the RCU grace-period thread: thread exits and cgroup moves make
  * work for them) is printed beside it. --smp: share = runtime / window.
  *
- * Expected, from the spec (lib/rsdl_spec.h): on RSDL the cheater's share is
- * E(cheater) / (E(cheater) + E(honest)), E = usable_slots(nice) x quota(nice,
- * rr_interval) (rule 10 and "No cheating" of
- * Documentation/scheduler/sched-rsdl.rst), on EEVDF the weight ratio. For
- * thread_split the cheater is its 3 threads: 3 E / (3 E + E) (what 3 honest
- * hogs would get; the main thread only sleeps in pthread_join). For
- * nice_steps the time average, over the window, of the share at each nice
- * it held (the step times are what the cheater recorded). For
- * affinity_flips: at most 1/2 of a CPU, since the cheater always shares a
- * CPU with one honest hog, and at least 1/2 for each honest hog (rule 12: a
+ * Special expectations: thread_split's cheater is its 3 threads: 3 E / (3 E +
+ * E) (what 3 honest hogs would get; the main thread only sleeps in
+ * pthread_join). nice_steps: the time average, over the window, of the share
+ * at each nice it held (the step times are what the cheater recorded).
+ * affinity_flips: at most 1/2 of a CPU, since the cheater always shares a CPU
+ * with one honest hog, and at least 1/2 for each honest hog (rule 12: a
  * migration does not refresh an entitlement).
  * Asserted: cheater share <= expected + 5 points and honest share >= its
  * expected - 5 points (the spec's measurement slack). On EEVDF the same
@@ -59,8 +62,7 @@
  * across policy, nice, sleep, yield, migration and cgroup changes, but a new
  * task starts at lag 0 and an exiting task's lag is dropped, so a chain of
  * short-lived processes sheds the debt of each one; EEVDF promises nothing
- * there (the debug image of 2026-12-05, 1 CPU: 0.58-0.59 for the chain), so its
- * figure is printed, not asserted.
+ * there, so its figure is printed, not asserted.
  *
  * How it could pass while wrong: a cheat call that failed would leave an
  * honest cheater, so every failed call fails the subtest and the number of

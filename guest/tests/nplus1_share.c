@@ -3,14 +3,14 @@
  * nplus1_share - N+1 unpinned nice-0 hogs on N CPUs for 20 s (SMP balancing;
  * suite.list: smp2, so it runs on the 2- and 4-CPU boots of both schedulers).
  *
- * N+1 equal CPU-bound tasks on N CPUs are entitled to N/(N+1) of a CPU each.
- * A scheduler that pairs two of them on one CPU for good gives those two 0.5
- * and the others 1.0; only rotating the odd task across CPUs evens it out.
+ * Expected: N+1 equal CPU-bound tasks on N CPUs are entitled to N/(N+1) of a
+ * CPU each (sched-rsdl.rst, SMP: the periodic balance rotates N + 1 tasks
+ * over N CPUs instead of pairing the same two for good). A failure means the
+ * balancer paired two hogs for good (those two get 0.5, the others 1.0).
  *
  *  1. share_per_hog: every hog's share of a CPU over the 20 s window (runtime
- *     from /proc/<pid>/schedstat / window) is within 0.8 .. 1.2 x N/(N+1)
- *     (sched-rsdl.rst, SMP: the periodic balance rotates N + 1 tasks over N
- *     CPUs). Jain's fairness index (sum x)^2 / (n sum x^2) of the shares is
+ *     from /proc/<pid>/schedstat / window) is within 0.8 .. 1.2 x N/(N+1).
+ *     Jain's fairness index (sum x)^2 / (n sum x^2) of the shares is
  *     printed (1 = perfectly even), with the shares of each 5 s quarter and
  *     the migrations of each hog, which show rotation vs permanent pairing.
  *

@@ -4,6 +4,11 @@
  * while their masks change under load (SMP placement and balancing; suite.list:
  * smp2).
  *
+ * Expected: the core's affinity contract (sched-rsdl.rst, SMP: affinity
+ * changes move tasks through the core) and Bounded wait for the progress
+ * check. A failure means a task ran outside its mask, was not moved before
+ * sched_setaffinity() returned, or got stuck where it may not run.
+ *
  * 2N sampler tasks, each pinned (sched_setaffinity) to a subset of the N online
  * CPUs, plus N unpinned hogs as load that the balancer wants to spread. For
  * 4 s the controller (SCHED_FIFO, CPU 0) changes one sampler's mask every
@@ -29,10 +34,9 @@
  *  3. all_progress: every sampler counted samples after its last mask change
  *     and every hog progressed (nothing stuck where it may not run). Time
  *     allowed after the last change: the bounded wait for a nice-0 task
- *     with all 3N tasks on one CPU (sched-rsdl.rst, Bounded wait),
- *     (3N-1) x E(0) + 3N ticks (606 ms at N = 2, 1332 ms at N = 4 with
- *     rr_interval 6 ms); 300 ms was too short on RSDL
- *     (a moved sampler may wait for its CPU's rotation).
+ *     with all 3N tasks on one CPU, (3N-1) x E(0) + 3N ticks (606 ms at
+ *     N = 2, 1332 ms at N = 4 with rr_interval 6 ms): a moved sampler may
+ *     wait for its CPU's rotation.
  */
 #include "util.h"
 

@@ -2,13 +2,19 @@
 /*
  * rr_get_interval - sched_rr_get_interval() for every policy.
  *
+ * Expected: sched-rsdl.rst, Interfaces (sched_rr_get_interval() returns a
+ * normal task's quota), the quota formula (quota = rr for nice >= 0,
+ * max(rr, rr * nice^2 / 40) below 0) and rule 13 (a new rr_interval reaches
+ * tasks from their next rotation); RT policies as the core defines them. A
+ * failure means the syscall reports something other than the quota the
+ * scheduler uses, or mishandles bad arguments.
+ *
  *  1. rr_policy: SCHED_RR returns success and a positive interval equal to
  *     /proc/sys/kernel/sched_rr_timeslice_ms (+- one jiffy).
  *  2. fifo_policy_zero: SCHED_FIFO returns success and 0 (no timeslice).
  *  3. normal_policy: for nice 0, -7, -10, -20, 19.
- *     RSDL: the interval is the task's quota (interfaces.md), rounded to
- *     jiffies (HZ=1000 => ms): |interval - quota(nice, rr_interval)| < 1 ms,
- *     quota = rr for nice >= 0, max(rr, rr * nice^2 / 40) below 0.
+ *     RSDL: the interval is the task's quota, rounded to jiffies (HZ=1000 =>
+ *     ms): |interval - quota(nice, rr_interval)| < 1 ms.
  *     EEVDF: only success (the value is the slice and may round to 0).
  *  4. new_rr_interval_applies (RSDL): after rr_interval := 10, a task forked
  *     afterwards reports quota(nice, 10) for the same nices.

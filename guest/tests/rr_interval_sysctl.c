@@ -3,22 +3,26 @@
  * rr_interval_sysctl - /proc/sys/kernel/rr_interval accepts 1..1000 ms and
  * nothing else, and a new value reaches every task from its next rotation.
  *
+ * Expected: sched-rsdl.rst, Interfaces (1..1000, EINVAL otherwise, the old
+ * value kept), rule 13 (a task takes its quota from the current rr_interval
+ * whenever it starts a rotation) and rule 5 (a CPU that goes idle ends its
+ * rotation); quota() from guest/lib/rsdl_spec.h. A failure means a bad value
+ * was taken, a good one refused, or a task kept an old quota past its next
+ * rotation.
+ *
  *  1. invalid_writes_einval: write(2) of "0", "1001", "-5", "abc", " ",
  *     "\n" (what `echo "" >` writes), "6abc" and a 20-digit number each fail
  *     with EINVAL and leave the value unchanged. A zero-length write(2) may
  *     return 0 (proc_dointvec ignores it) or EINVAL, but must not change the
  *     value either.
  *  2. valid_writes_accepted: "1", "1000" and "7\n" are accepted and read back.
- *  3. new_value_reaches_every_task (rule 13: a task takes its quota from
- *     the current rr_interval when it starts a rotation): with rr_interval
- *     10, a task forked afterwards has rsdl.quota = quota(0, 10) =
- *     10 000 000 ns and, after nice -10, quota(-10, 10) = 25 000 000 ns; a
- *     nice -10 child created before the write, asleep meanwhile, has
- *     quota(-10, old) until it wakes and quota(-10, 10) after a wake that
- *     follows 50 ms of sleep of this process (its CPU went idle, which ends
- *     the rotation, rule 5); this process, woken from that sleep, has
- *     quota(0, 10). quota() from rsdl_spec.h. Before rule 13 said so,
- *     existing tasks kept their old quota for good.
+ *  3. new_value_reaches_every_task: with rr_interval 10, a task forked
+ *     afterwards has rsdl.quota = quota(0, 10) = 10 000 000 ns and, after
+ *     nice -10, quota(-10, 10) = 25 000 000 ns; a nice -10 child created
+ *     before the write, asleep meanwhile, has quota(-10, old) until it wakes
+ *     and quota(-10, 10) after a wake that follows 50 ms of sleep of this
+ *     process (its CPU went idle, which ends the rotation); this process,
+ *     woken from that sleep, has quota(0, 10).
  *  4. restored: the old value is written back and read back.
  */
 #include <sys/resource.h>

@@ -2,34 +2,36 @@
 /*
  * rsdl_bounded_wait - sched-rsdl.rst "Bounded wait" and "No starvation".
  *
+ * Expected: the bound on the service the others get while task p waits:
+ *   CPU-bound SCHED_NORMAL only:  sum_{q != p} E(q) + k ticks   (k = tasks)
+ *   with SCHED_IDLE in the mix:   2 x sum_{q != p} (E(q) + quota(q))
+ * E(q) = usable_slots(q) x quota(q) from guest/lib/rsdl_spec.h at the
+ * rr_interval set for the mix (small values keep the rotations, and the
+ * test, short). A failure means a task waited for more than the others'
+ * entitlements (a nice 19 or SCHED_IDLE task starved beside nice -20 ones).
+ *
  * CPU-bound hogs pinned to one CPU. A wait of task p runs from its switch-out
  * while runnable (sched_switch with prev_state R) to its next switch-in; the
  * kernel's sched_switch events of the measuring window give, for each wait,
  * its length and the time the other hogs of the mix were on the CPU during it
- * (their service). The bound is on the service:
- *   CPU-bound SCHED_NORMAL only:  sum_{q != p} E(q) + k ticks   (k = tasks)
- *   with SCHED_IDLE in the mix:   2 x sum_{q != p} (E(q) + quota(q))
- * for p waits for the others' entitlement. The length adds what is not the
- * mix's to run: the SCHED_FIFO controller, kernel threads, and the switches
- * themselves (under icount every instruction takes guest time); the longest
- * length is printed beside the service. As a cross-check independent of the
- * trace, every hog also reads CLOCK_MONOTONIC in its loop and keeps its
- * longest jump between two reads (its longest wait seen from user space,
+ * (their service), which is what the bound is on. The length adds what is
+ * not the mix's to run: the SCHED_FIFO controller, kernel threads, and the
+ * switches themselves (under icount every instruction takes guest time); the
+ * longest length is printed beside the service. As a cross-check independent
+ * of the trace, every hog also reads CLOCK_MONOTONIC in its loop and keeps
+ * its longest jump between two reads (its longest wait seen from user space,
  * interrupts included), printed as well. Per task the longest wait inside the
  * window counts, also window start -> first run and last run -> window end,
- * so a task that never runs shows the whole window.
- * E(q) = usable_slots(q) x quota(q) from rsdl_spec.h at the rr_interval set
- * for the mix (small values keep the rotations, and the test, short).
- * The window covers at least 3 rotations (sum of all E), so every task's
- * longest wait is observed at least twice.
+ * so a task that never runs shows the whole window. The window covers at
+ * least 3 rotations (sum of all E), so every task's longest wait is observed
+ * at least twice.
  *
  * The bound holds once every hog of the mix is on the CPU. The hogs start
  * one after the other, and each new one starts afresh in the current
  * rotation (rule 1), while a task that already used its slots of that
  * rotation waits on the expired array: its wait can then last the new hogs'
- * whole entitlements plus a rotation. Measured with a 300 ms settle time:
- * nice 19 beside three nice -20, first run 1261 ms into the window (before
- * it, 1.26-3.57 s counting from the hogs' start). So the window opens
+ * whole entitlements plus a rotation (nice 19 beside three nice -20 after a
+ * 300 ms settle: first run 1.26 s into the window). So the window opens
  * 2 x sum E + 300 ms after the last hog is ready: a wait still going on then
  * began after every hog was running.
  *

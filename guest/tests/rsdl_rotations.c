@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rsdl_rotations - the debugfs view /sys/kernel/debug/sched/rsdl
- * (interfaces.md) under a hog workload: two nice 0 hogs and one nice 5 hog
- * pinned to one CPU at rr_interval 2 ms.
+ * rsdl_rotations - the debugfs view /sys/kernel/debug/sched/rsdl under a hog
+ * workload: two nice 0 hogs and one nice 5 hog pinned to one CPU at
+ * rr_interval 2 ms.
+ *
+ * Expected: sched-rsdl.rst, Interfaces (the debugfs file's records), rules
+ * 4 and 5 (minor and major rotations; a rotation serves the entitlements,
+ * sum E) and the guarantee "Levels are served at most their quota plus one
+ * charge interval". A failure means the file's format or counts are wrong,
+ * rotations do not turn at the rate the entitlements give, or a level was
+ * served beyond its quota plus one charge.
  *
  *  1. debugfs_format: every line parses: the header "rr_interval_ms=N
  *     enabled=1" with N equal to the sysctl; one per-CPU record per online
@@ -23,8 +30,7 @@
  *     and minor_rotations grows at least as much as major_rotations (every
  *     level the hogs used closes before the array empties).
  *  3. overrun_within_charge: on every CPU max_level_overrun_ns <=
- *     max_charge_ns ("a level is never served beyond its granted quota plus
- *     one charge interval"), and the hog CPU has max_charge_ns > 0.
+ *     max_charge_ns, and the hog CPU has max_charge_ns > 0.
  */
 #include "util.h"
 

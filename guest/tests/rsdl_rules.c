@@ -1,74 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rsdl_rules - the rules of sched-rsdl.rst, one subtest each, on one CPU.
- * rr_interval is 6 ms (quota(0) = quota(19) = 6 ms) unless said otherwise.
+ *
+ * Expected: the rule named at each subtest, with quota, E and the sleeper
+ * bound from guest/lib/rsdl_spec.h; rr_interval is 6 ms (quota(0) =
+ * quota(19) = 6 ms) unless said otherwise. A failure names the rule the
+ * kernel broke. Each test_*() function says how its bound follows.
+ *
+ *  1. normal_wake_preempts_nice19 (rule 7): nice 0 waking beside a nice 19
+ *     hog preempts at once.
+ *  2. nice19_wake_waits (rule 7): nice 19 waking beside two nice 0 hogs
+ *     waits while they run below its only slot.
+ *  3. batch_never_wakeup_preempts (rule 11): SCHED_BATCH waits for the slot's
+ *     end, SCHED_NORMAL does not.
+ *  4. fork_split (rule 8): the child gets at most half of the parent's time
+ *     left, at the parent's level and rotation.
+ *  5. yield_to_expired (rule 9): a yielder gives up its rotation.
+ *  6. nice_change_mid_rotation (rule 10): quota, row and slots follow nice.
+ *  7. idle_only_level_39 (rule 11): SCHED_IDLE runs at level 39 only.
+ *  8. fifo_preempts_rsdl: SCHED_FIFO runs above RSDL.
+ *
  * Wake latencies come from an absolute hrtimer sleep (timer slack 1 ns) with
  * random periods, so wakes fall at random points of the hogs' slots; the
- * same sampler on the idle CPU gives the baseline (base_p50/p90/p99).
- *
- *  1. normal_wake_preempts_nice19 (rule 7): a nice 0 task waking beside a
- *     nice 19 hog is queued at a level below the hog's only slot (20) and
- *     preempts at once: p90 <= base_p90 + 0.5 ms. Without preemption it
- *     would wait for the hog's slot to end: uniform over 6 ms, p90 ~5.4 ms.
- *  2. nice19_wake_waits (rule 7), rr_interval 2: a nice 19 task (only slot:
- *     level 20) waking beside two nice 0 hogs does not preempt them while
- *     they run at levels below 20: in each rotation (sum E = 2 + 40 + 40 ms)
- *     the hogs first use their 10 slots below level 20 (the stretch: 2 hogs x
- *     10 x quota = 40 ms), and the task's first wake in that stretch waits
- *     until it ends; in the rest of the rotation it preempts at once. The
- *     fraction of wakes that are delayed says little (a delayed wake waits
- *     tens of ms during which no other sample is taken, undelayed ones follow
- *     each other), so the criterion is by time: the fraction of the
- *     measurement window the task spent waiting in delayed wakes (latency >
- *     base_p99 + 0.5 ms), sum of those latencies / window. Expected: (stretch
- *     - the mean time the task still sleeps when the stretch begins, E[P^2] /
- *     2E[P] for periods P uniform in 15..30 ms) / sum E = (40 - 11.7) / 82 =
- *     35 %; asserted >= half of that. A kernel that let it preempt would show
- *     ~0 %. This holds only while the task stays a sleeper, below its
- *     entitlement (E(19) / sum E = 2.4 % of the CPU; a task at its
- *     entitlement expires and waits whatever rule 7 does): hence the long
- *     periods and no work after a wake (under emulation a wake still costs
- *     0.3-0.5 ms: 1.0-1.7 % of the CPU at periods of 12..24 ms); its measured
- *     CPU share must stay below 3/4 of the entitlement. Also: the longest delay is >= half of the stretch and
- *     within the sleeper bound 2 x sum_{q != p} (E(q) + quota(q)).
- *  3. batch_never_wakeup_preempts (rule 11): beside a nice 19 hog, a
- *     SCHED_BATCH sleeper waits for the hog's slot to end (its latency is
- *     spread over [0, quota]: expected p50 = quota / 2 = 3 ms; asserted
- *     p50 >= quota / 4 and max <= quota + 1 tick of overrun + base_max, the
- *     worst wake-path cost seen on the idle CPU), while the same sleeper as
- *     SCHED_NORMAL preempts (p50 <= base_p50 + quota / 10).
- *  4. fork_split (rule 8): 20 forks of a pinned nice -20 task P that has at
- *     least 3/4 of a slot left (quota(-20) = 60 ms: the >= 22 ms P keeps after
- *     fork() leave ample room for the two /proc reads even when the emulator
- *     charges a jump of several ms). The child C must not have run when it is read
- *     (once it runs it may exhaust its half and legally take its next slot):
- *     C is queued at P's level behind P and does not preempt it (rule 7
- *     needs a strictly lower level), so P reads /proc/C/sched right after
- *     fork() without sleeping, then its own. A sample is valid when C's
- *     se.sum_exec_runtime is 0 (C has not run) and P is still in the slot it
- *     had before fork() (same level and rotation): otherwise P's slot ended
- *     meanwhile, the sample is discarded and counted; >= 15 of the 20 must be
- *     valid. In every valid one: C's time_slice > 0 and <= half of P's read
- *     just before the fork, C + P after <= P before, C's level == P's level
- *     and C's rotation == P's rotation.
- *  5. yield_to_expired (rule 9): task A calls sched_yield() in a loop beside
- *     a nice 0 hog B. A gives up its rotation each time, so it runs one loop
- *     pass per rotation (E(B) = 120 ms): its CPU share must stay below
- *     1 tick / E(B) = 0.83 %, and >= 90 % of 100 samples of A's rsdl.array
- *     must read 1 (expired).
- *  6. nice_change_mid_rotation (rule 10): a hog beside another hog is reniced
- *     -10, 10, -20, 19, 5, 0 every 7 ms: rsdl.quota == quota(new nice)
- *     exactly, rsdl.time_slice <= that quota, rsdl.usable_slots ==
- *     usable_slots(new nice), rsdl.level usable in the new row.
- *  7. idle_only_level_39 (rule 11): a SCHED_IDLE hog beside a nice 0 hog
- *     reads rsdl.level 39 in all 50 samples and rsdl.usable_slots 1.
- *  8. fifo_preempts_rsdl (rule 11): a SCHED_FIFO sleeper beside nice -20 and
- *     nice 0 hogs: p90 <= its idle-CPU baseline p90 + 0.5 ms and max <= 10 ms
- *     (quota(-20) = 60 ms: one wake left behind an RSDL slot shows up by far;
- *     see fifo_preempt.c for why the bounds are relative plus one absolute).
- * Latency bounds are relative to the idle-CPU baseline because the wake path
- * itself costs what the kernel build and the emulator make it (~0.5 ms at
- * p50 for the lab's debug kernel under icount).
+ * same sampler on the idle CPU gives the baseline (base_p50/p90/p99/max).
+ * Latency bounds are relative to it because the wake path itself costs what
+ * the kernel build and the emulator make it (~0.5 ms at p50 for the lab's
+ * debug kernel under icount).
  */
 #include <sys/resource.h>
 #include "util.h"
@@ -124,6 +81,12 @@ static void print_lat(const char *what, const struct lat_stats *st)
 		  US(st->p90), US(st->p99), US(st->max));
 }
 
+/*
+ * normal_wake_preempts_nice19 (rule 7): a nice 0 task waking beside a nice 19
+ * hog is queued at a level below the hog's only slot (20) and preempts at
+ * once: p90 <= base_p90 + 0.5 ms. Without preemption it would wait for the
+ * hog's slot to end: uniform over 6 ms, p90 ~5.4 ms.
+ */
 static void test_normal_preempts(void)
 {
 	struct task_cfg c = { .cpu = cpu, .policy = SCHED_OTHER, .nice = 19 };
@@ -143,6 +106,28 @@ static void test_normal_preempts(void)
 		   "p90 %.1f us over %.1f us", US(st.p90), US(base.p90 + HALF_TICK));
 }
 
+/*
+ * nice19_wake_waits (rule 7), rr_interval 2: a nice 19 task (only slot: level
+ * 20) waking beside two nice 0 hogs does not preempt them while they run at
+ * levels below 20: in each rotation (sum E = 2 + 40 + 40 ms) the hogs first
+ * use their 10 slots below level 20 (the stretch: 2 hogs x 10 x quota =
+ * 40 ms), and the task's first wake in that stretch waits until it ends; in
+ * the rest of the rotation it preempts at once. The criterion is by time, not
+ * by the fraction of delayed wakes (a delayed wake waits tens of ms during
+ * which no other sample is taken, undelayed ones follow each other): the
+ * fraction of the window the task spent waiting in delayed wakes (latency >
+ * base_p99 + 0.5 ms), sum of those latencies / window. Expected: (stretch -
+ * the mean time the task still sleeps when the stretch begins, E[P^2] / 2E[P]
+ * for periods P uniform in 15..30 ms) / sum E = (40 - 11.7) / 82 = 35 %;
+ * asserted >= half of that (a kernel that let it preempt shows ~0 %). Also:
+ * the longest delay is >= half of the stretch and within the sleeper bound
+ * 2 x sum_{q != p} (E(q) + quota(q)).
+ * This holds only while the task stays a sleeper, below its entitlement
+ * (E(19) / sum E = 2.4 % of the CPU; a task at its entitlement expires and
+ * waits whatever rule 7 does): hence the long periods and no work after a
+ * wake (under emulation a wake still costs 0.3-0.5 ms), and its measured CPU
+ * share must stay below 3/4 of the entitlement.
+ */
 #define N19_SAMP 200
 #define N19_LO (15 * NSEC_PER_MSEC)
 #define N19_HI (30 * NSEC_PER_MSEC)
@@ -217,6 +202,14 @@ static void test_nice19_waits(void)
 		   MS(stretch / 2), MS(bound), 100 * share, 75 * entitled);
 }
 
+/*
+ * batch_never_wakeup_preempts (rule 11): beside a nice 19 hog, a SCHED_BATCH
+ * sleeper waits for the hog's slot to end (its latency is spread over
+ * [0, quota]: expected p50 = quota / 2 = 3 ms; asserted p50 >= quota / 4 and
+ * max <= quota + 1 tick of overrun + base_max, the worst wake-path cost seen
+ * on the idle CPU), while the same sleeper as SCHED_NORMAL preempts
+ * (p50 <= base_p50 + quota / 10).
+ */
 static void test_batch(void)
 {
 	struct task_cfg c = { .cpu = cpu, .policy = SCHED_OTHER, .nice = 19 };
@@ -249,6 +242,21 @@ static void test_batch(void)
 		   US(sn.p50));
 }
 
+/*
+ * fork_split (rule 8): 20 forks of a pinned nice -20 task P that has at least
+ * 3/4 of a slot left (quota(-20) = 60 ms: the >= 22 ms P keeps after fork()
+ * leave ample room for the two /proc reads even when the emulator charges a
+ * jump of several ms). The child C must not have run when it is read (once it
+ * runs it may exhaust its half and legally take its next slot): C is queued
+ * at P's level behind P and does not preempt it (rule 7 needs a strictly
+ * lower level), so P reads /proc/C/sched right after fork() without sleeping,
+ * then its own. A sample is valid when C's se.sum_exec_runtime is 0 (C has
+ * not run) and P is still in the slot it had before fork() (same level and
+ * rotation): otherwise P's slot ended meanwhile, the sample is discarded and
+ * counted; >= 15 of the 20 must be valid. In every valid one: C's time_slice
+ * > 0 and <= half of P's read just before the fork, C + P after <= P before,
+ * C's level == P's level and C's rotation == P's rotation.
+ */
 #define FORKS 20
 #define FORKS_VALID 15
 
@@ -343,6 +351,12 @@ static void test_fork_split(void)
 	ktap_sub_end(&s, "fork_split");
 }
 
+/*
+ * yield_to_expired (rule 9): task A calls sched_yield() in a loop beside a
+ * nice 0 hog B. A gives up its rotation each time, so it runs one loop pass
+ * per rotation (E(B) = 120 ms): its CPU share must stay below 1 tick / E(B) =
+ * 0.83 %, and >= 90 % of 100 samples of A's rsdl.array must read 1 (expired).
+ */
 static void test_yield(void)
 {
 	struct task_cfg c = { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 };
@@ -387,6 +401,12 @@ static void test_yield(void)
 		   "share %.3f%%, expired in %d/%d samples", 100 * share, expired, samples);
 }
 
+/*
+ * nice_change_mid_rotation (rule 10): a hog beside another hog is reniced
+ * -10, 10, -20, 19, 5, 0 every 7 ms: rsdl.quota == quota(new nice) exactly,
+ * rsdl.time_slice <= that quota, rsdl.usable_slots == usable_slots(new nice),
+ * rsdl.level usable in the new row.
+ */
 static void test_nice_change(void)
 {
 	static const int seq[] = { -10, 10, -20, 19, 5, 0 };
@@ -428,6 +448,10 @@ static void test_nice_change(void)
 	ktap_sub_end(&s, "nice_change_mid_rotation");
 }
 
+/*
+ * idle_only_level_39 (rule 11): a SCHED_IDLE hog beside a nice 0 hog reads
+ * rsdl.level 39 in all 50 samples and rsdl.usable_slots 1.
+ */
 static void test_idle_level(void)
 {
 	struct task_cfg c[2] = { { .cpu = cpu, .policy = SCHED_IDLE, .nice = 0 },
@@ -461,6 +485,13 @@ static void test_idle_level(void)
 	ktap_sub_end(&s, "idle_only_level_39");
 }
 
+/*
+ * fifo_preempts_rsdl (SCHED_FIFO runs above RSDL): a SCHED_FIFO sleeper
+ * beside nice -20 and nice 0 hogs: p90 <= its idle-CPU baseline p90 + 0.5 ms
+ * and max <= 10 ms (quota(-20) = 60 ms: one wake left behind an RSDL slot
+ * shows up by far; see fifo_preempt.c for why the bounds are relative plus
+ * one absolute).
+ */
 static void test_fifo(void)
 {
 	struct task_cfg c[2] = { { .cpu = cpu, .policy = SCHED_OTHER, .nice = -20 },

@@ -3,6 +3,12 @@
  * rsdl_sleeper - "Sleepers keep their place" (sched-rsdl.rst, Guarantees;
  * rule 1).
  *
+ * Expected: a task that sleeps and wakes within one rotation keeps its level
+ * and its time (rules 1, 2, 4); one that wakes in a later rotation starts
+ * afresh with a full quota at its first entitled slot (rules 1, 3, 4). A
+ * failure means a sleeper lost or gained time or level across a sleep, or
+ * kept old time into a new rotation.
+ *
  * A nice 0 hog H and a nice 0 sleeper S share one CPU, so the CPU's rotation
  * keeps turning while S sleeps (an idle CPU would end its rotation). S blocks
  * on a pipe; each time it is woken it burns a little CPU, acks and blocks

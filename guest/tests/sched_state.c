@@ -2,6 +2,12 @@
 /*
  * sched_state - which scheduler is in charge, as the interfaces promise.
  *
+ * Expected: sched-rsdl.rst, Interfaces (rsdl=off, the boot log line,
+ * /sys/kernel/rsdl/state, rr_interval default 6 and present only while RSDL
+ * runs, the debugfs header, the rsdl.* lines of /proc/<pid>/sched). A failure
+ * means the boot is not running the scheduler it was booted for, or an
+ * interface is missing or present where it should not be.
+ *
  * `sched_state rsdl` (suite name rsdl_state, RSDL boots):
  *  1. state_enabled: /sys/kernel/rsdl/state reads "enabled" and cannot be
  *     written (read-only attribute).
@@ -9,8 +15,8 @@
  *  3. boot_log: the kernel log has "sched: RSDL 0.30 enabled (rr_interval 6 ms)".
  *  4. debugfs_header: /sys/kernel/debug/sched/rsdl starts with
  *     "rr_interval_ms=6 enabled=1".
- *  5. proc_sched_fields: /proc/self/sched has every rsdl.* line of
- *     interfaces.md and a policy/prio consistent with SCHED_NORMAL.
+ *  5. proc_sched_fields: /proc/self/sched has every rsdl.* line of the
+ *     interfaces and a policy/prio consistent with SCHED_NORMAL.
  * `sched_state eevdf` (suite name eevdf_state, EEVDF boots, with or without
  * the RSDL series built in):
  *  1. state_absent_or_disabled: /sys/kernel/rsdl/state is absent or "disabled".

@@ -3,6 +3,13 @@
  * schedstats - the wait and sleep statistics of /proc/<pid>/sched count the
  * scheduler's tasks (the lab boots with schedstats=enable).
  *
+ * Expected: sched-rsdl.rst, Interfaces: with schedstats on, the wait_*,
+ * sleep_* and block_* fields count RSDL tasks as they count fair ones (a task
+ * waits while queued and not running, on either array). The figures follow
+ * from the fields' definitions; nothing is taken from an earlier run. A
+ * failure means the scheduler does not feed these statistics (they stay at
+ * zero) or feeds them wrongly.
+ *
  *  1. wait_counted: two hogs pinned to one CPU for 1 s. A hog that never
  *     sleeps is either running or queued, so over its window:
  *       - wait_count grows (it was switched out and picked again),
@@ -20,12 +27,8 @@
  *     the time the two reads took + 2 ms (HZ=1000). It must also grow by no
  *     more than the elapsed time nor less than 90 % of the 200 ms asked for
  *     (a sleep is counted from the dequeue, which comes a few microseconds
- *     after the nanosleep call, so it may be a little shorter than asked:
- *     measured 198.8 ms for 200 on an EEVDF icount boot); sleep_max >= 9 ms
- *     and nr_wakeups grows by >= 20.
- * Expected values follow from the definitions of the fields; nothing is taken
- * from an earlier run. Before the RSDL class fed these statistics, all of
- * them stayed at zero for RSDL tasks (test 1 and 2 fail there).
+ *     after the nanosleep call, so it may be a little shorter than asked);
+ *     sleep_max >= 9 ms and nr_wakeups grows by >= 20.
  */
 #include "util.h"
 

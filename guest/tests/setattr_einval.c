@@ -3,14 +3,19 @@
  * setattr_einval - the scheduling syscalls reject invalid input with the
  * error the 6.12 kernel documents in kernel/sched/syscalls.c and
  * kernel/sys.c, a rejected call changes nothing, and valid calls round-trip
- * through sched_getattr(). The syscall layer is shared by both schedulers,
- * so the same answers are expected on RSDL and EEVDF.
+ * through sched_getattr().
+ *
+ * Expected: the core's syscall layer, shared by both schedulers, so the same
+ * answers on RSDL and EEVDF (sched-rsdl.rst rule 10 only adds that a call
+ * changing neither row nor quota changes no RSDL state). A failure means the
+ * series changed what a syscall accepts or returns, or a refused call changed
+ * the task.
  *
  * The target is a sleeping child; before every invalid call it is put in a
  * known state (SCHED_NORMAL, nice 7) that is read back afterwards.
  *
- * What the kernel really does (checked against the 6.12.118 source), where
- * it differs from what one might guess:
+ * What the kernel really does (the 6.12.118 source), where it differs from
+ * what one might guess:
  *  - sched_setattr() clamps sched_nice to [-20, 19] (sched_copy_attr: "XXX:
  *    Do we want to be lenient like existing syscalls"), and setpriority()
  *    clamps too, so nice 20 / -21 are accepted as 19 / -20, not EINVAL.

@@ -3,6 +3,10 @@
  * throughput - throughput guard, printed not asserted (SMP balancing;
  * suite.list: smp4, so it runs on the rsdl-smp4 and eevdf-smp4 boots).
  *
+ * Expected: no sched-rsdl.rst figure; the RSDL boot's times are compared with
+ * the EEVDF boot's by the host. A failure means a benchmark run failed or
+ * printed no time.
+ *
  * Runs `hackbench -g 4 -l 50` (4 groups of 20 senders and 20 receivers,
  * processes, sockets) and `perf bench sched messaging -g 4 -l 50` (the same
  * pattern in perf) RUNS times each, alternating, and prints every run's time

@@ -5,6 +5,12 @@
  * EEVDF's; suite.list: smp2, so it also runs on the 2-CPU boots, where the
  * setup is the same).
  *
+ * Expected: sched-rsdl.rst, SMP, Wakeup: a waking task goes to its previous
+ * CPU if idle, else (not a sync wakeup) to an idle CPU sharing its cache or
+ * an idle allowed CPU. A failure of placed_on_idle_cpu means RSDL left the
+ * wakee on its busy CPU; of wake_p99, that placed wakeups took more than
+ * 1 ms longer than wakeups on an idle CPU.
+ *
  * Setup: a nice-0 hog pinned to CPU 1 is also the waker; the other CPUs have
  * nothing to run (the controller, SCHED_FIFO on CPU 0, blocks in waitpid()).
  * A nice-0 sleeper waits on a futex; the hog, 1..3 ms after the sleeper armed
@@ -28,30 +34,24 @@
  *     B's run_delay are printed, with a greppable "wake_p99_us=... sched=..."
  *     line (and baseline_p99_us=).
  *  2. placed_on_idle_cpu: at least 95 % of B's wakeups ran on a CPU other than
- *     the busy CPU 1. RSDL's placement rule (sched-rsdl.rst, SMP, Wakeup): the
- *     previous CPU if idle, else an idle CPU sharing cache; an idle CPU exists
- *     at every wakeup here unless a kernel thread (kworker, the console)
- *     happens to run on all of them at that moment, which the 5 % leave room
- *     for. This is a decision of the
- *     guest's scheduler only, which the host's load cannot change.
+ *     the busy CPU 1. An idle CPU exists at every wakeup here unless a kernel
+ *     thread (kworker, the console) happens to run on all of them at that
+ *     moment, which the 5 % leave room for. This is a decision of the guest's
+ *     scheduler only, which the host's load cannot change.
  *
  * On EEVDF (rsdl=off) the same measurement is a reference printed beside
  * RSDL's; the one subtest there, "measured", checks that it completed. The
  * placement rule and the 1 ms target are RSDL's: EEVDF may keep a wakee on
- * its busy previous CPU and preempt there (measured: 78-86 % of the wakeups
- * on an idle CPU).
+ * its busy previous CPU and preempt there.
  *
  * Why a futex from the hog and one busy CPU, not a timer and one hog per busy
  * CPU: SMP boots run one host thread per vCPU, guest time = host wall time,
- * on a host with 2 cores shared with other work. A first version slept on
- * timers; a trace (sched_waking, ipi, hrtimer_expire_entry) showed the wake
- * path taking ~0.3 ms while the timer interrupt of the busy vCPU came up to
- * 6 ms late, its host thread (busy with the hog) being descheduled by the host:
- * timer lateness, not the scheduler. And with hogs on CPUs 1..3 of a 4-vCPU
- * guest the guest alone keeps 3 host threads busy on 2 cores (measured: p99
- * 24 ms for a sleeper that never left its idle CPU). Here the waker is running
- * when it wakes and only one vCPU is busy. A's p99 still carries the host's
- * wakeup of the idle vCPU: when A's p99 alone exceeds 1 ms the output says the
+ * on a host with 2 cores shared with other work. A busy vCPU's timer
+ * interrupt comes late whenever the host deschedules its thread (timer
+ * lateness, not the scheduler), and hogs on several vCPUs keep more host
+ * threads busy than the host has cores. Here the waker is running when it
+ * wakes and only one vCPU is busy. A's p99 still carries the host's wakeup
+ * of the idle vCPU: when A's p99 alone exceeds 1 ms the output says the
  * emulated machine cannot deliver the bound at that moment (the bound stays).
  */
 #include <linux/futex.h>

@@ -2,6 +2,12 @@
 /*
  * yield_sleep - sched_yield() and sleeping behave on any scheduler.
  *
+ * Expected: sched-rsdl.rst rule 9 (sched_yield() expires the caller unless it
+ * is the only RSDL task on its CPU) and Bounded wait (the sleeper bound
+ * 2 x sum_{q != p} (E(q) + quota(q))), asked of both schedulers. A failure
+ * means yield idled or starved a task, or a sleep returned early, never, or
+ * too late.
+ *
  *  1. yield_returns_zero: sched_yield() returns 0, 1000 times each as
  *     SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE and SCHED_FIFO.
  *  2. lone_yielder_keeps_running: a task alone on a CPU calls sched_yield()
@@ -17,9 +23,8 @@
  *     oversleep is the (constant) cost of the idle-exit and wakeup path, the
  *     p50; a wakeup that a NO_HZ idle CPU does not act on waits for some later
  *     event, often more than a tick. p90, not p99: the emulator's own hiccups
- *     reach the top percent (p99 up to p50 + 1.5 ms seen in the lab). The
- *     absolute cost is not bounded: the lab's debug kernel under icount
- *     spends ~0.5-0.9 ms of guest time there.
+ *     reach the top percent. The absolute cost is not bounded: the lab's
+ *     debug kernel under icount spends ~0.5-0.9 ms of guest time there.
  *  5. nanosleep_beside_hog: the same 1 ms sleeps with a nice 0 hog on the
  *     CPU: all 200 come back and the worst oversleep stays within the RSDL
  *     sleeper bound for this pair, 2 x (E(hog) + quota(hog)), which is the
