@@ -121,22 +121,13 @@ static inline void hog_loop(struct hog_slot *s, enum hog_kind kind, int64_t max_
 static inline pid_t spawn_hog(const struct task_cfg *c, struct hog_slot *s, enum hog_kind kind,
 			      int64_t max_ns)
 {
-	int gate[2], r;
+	int gate, r;
 	pid_t pid;
 	char go = 0;
 
-	if (pipe(gate))
-		ktap_bail("pipe: %s", strerror(errno));
-	pid = fork_child();
-	if (pid == 0) {
-		close(gate[1]);
-		if (read(gate[0], &go, 1) != 1 || go != 'g')
-			_exit(1);
-		close(gate[0]);
+	pid = fork_gated(&gate);
+	if (pid == 0)
 		hog_loop(s, kind, max_ns);
-	}
-	close(gate[0]);
-	wait_blocked(pid, 300 * NSEC_PER_MSEC);
 	if (c->policy == SCHED_FIFO || c->policy == SCHED_RR)
 		r = set_policy(pid, c->policy, c->prio, 0);
 	else
@@ -147,15 +138,15 @@ static inline pid_t spawn_hog(const struct task_cfg *c, struct hog_slot *s, enum
 		ktap_diag("hog setup (%s, nice %d / prio %d, CPU %d) failed: %s",
 			  policy_name(c->policy), c->nice, c->prio, c->cpu, strerror(-r));
 		s->ready = -1;
-		close(gate[1]);
+		close(gate);
 		return pid;
 	}
 	go = 'g';
-	if (write(gate[1], &go, 1) != 1)
+	if (write(gate, &go, 1) != 1)
 		s->ready = -1;
 	else
 		s->ready = 1;
-	close(gate[1]);
+	close(gate);
 	return pid;
 }
 
@@ -239,31 +230,22 @@ static inline void spin_loop(struct spin_slot *s, int64_t max_ns)
  */
 static inline pid_t spawn_gated(void (*body)(void *), void *arg, const cpu_set_t *mask, int *gate)
 {
-	int fd[2];
-	char go = 0;
 	cpu_set_t all;
 	pid_t pid;
+	int w;
 
-	if (pipe(fd))
-		ktap_bail("pipe: %s", strerror(errno));
-	pid = fork_child();
+	pid = fork_gated(&w);
 	if (pid == 0) {
-		close(fd[1]);
-		if (read(fd[0], &go, 1) != 1 || go != 'g')
-			_exit(1);
-		close(fd[0]);
 		body(arg);
 		_exit(0);
 	}
-	close(fd[0]);
-	wait_blocked(pid, 300 * NSEC_PER_MSEC);
 	if (!mask) {
 		cpuset_online(&all);
 		mask = &all;
 	}
 	if (sched_setaffinity(pid, sizeof(*mask), mask))
 		ktap_bail("sched_setaffinity(%d): %s", (int)pid, strerror(errno));
-	*gate = fd[1];
+	*gate = w;
 	return pid;
 }
 

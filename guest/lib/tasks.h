@@ -327,4 +327,33 @@ static inline int wait_blocked(pid_t pid, int64_t timeout_ns)
 	return -1;
 }
 
+/*
+ * fork_child() with a gate: the child blocks on a pipe until the parent
+ * writes 'g' to *@gate (then 0 is returned in the child; it _exit(1)s if the
+ * pipe closes instead). The parent waits (up to 300 ms) until the child does
+ * block, so that what it sets meanwhile (policy, affinity) is in force before
+ * the child runs again; it gets the pid and *@gate, the write end.
+ */
+static inline pid_t fork_gated(int *gate)
+{
+	int fd[2];
+	char go = 0;
+	pid_t pid;
+
+	if (pipe(fd))
+		ktap_bail("pipe: %s", strerror(errno));
+	pid = fork_child();
+	if (pid == 0) {
+		close(fd[1]);
+		if (read(fd[0], &go, 1) != 1 || go != 'g')
+			_exit(1);
+		close(fd[0]);
+		return 0;
+	}
+	close(fd[0]);
+	wait_blocked(pid, 300 * NSEC_PER_MSEC);
+	*gate = fd[1];
+	return pid;
+}
+
 #endif /* LAB_TASKS_H */
