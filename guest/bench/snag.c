@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * snag - the "RSDL hits a snag" workload (benchmarks.md section 4): an interactive
+ * snag - the "RSDL hits a snag" workload: an interactive
  * client, a server doing the client's heavy work, and niced CPU hogs.
  *
  *   snag -n NAME [-H hogs] [-N hog_nice] [-s server_nice] [-c client_nice]
