@@ -218,7 +218,9 @@ static void test_loadavg(void)
 	for (int i = 0; i < n; i++) {
 		struct task_cfg c = { .cpu = -1, .policy = SCHED_OTHER };
 
-		pid[i] = spawn_hog(&c, &s[i], HOG_COUNT, 20 * NSEC_PER_SEC);
+		/* long enough to outlive spawning them all plus the window: they are
+		 * killed below; at load 32 on 1 CPU, 36 spawns took over 14 s */
+		pid[i] = spawn_hog(&c, &s[i], HOG_COUNT, 120 * NSEC_PER_SEC);
 	}
 	/* the expectation starts from load1 once every hog exists: a loadavg update may
 	 * fall while they are being spawned (up to 300 ms each, see spawn_hog) */
