@@ -1803,8 +1803,8 @@ static void item6(int src, int dst)
 	struct f1_shm *fsh = shared_alloc(sizeof(*fsh));
 	struct task_cfg c1 = { .cpu = src, .policy = SCHED_OTHER, .nice = 0 };
 	static struct dcpu d1[MAXCPU], d2[MAXCPU];
-	int64_t tmove[16] = { 0 };
-	long long lvl[16];
+	int64_t tmove[48] = { 0 };
+	long long lvl[48];
 	pid_t S1, M, F;
 	int pfd[2], nm = 0, clamp = 0, valid = 0;
 
@@ -1823,7 +1823,8 @@ static void item6(int src, int dst)
 	hogs_wait_ready(hs, 2, 5 * NSEC_PER_SEC);
 	sleep_ms(200);
 	tr_start(1UL << src | 1UL << dst);
-	for (int k = 1; k <= 16 && nm < 12; k++) {
+	/* 12 moves, more (up to 48) until one found its level holding less than its time */
+	for (int k = 1; k <= 48 && (nm < 12 || !clamp); k++) {
 		struct rsdl_fields mb, ma;
 		int64_t end;
 		int arr;
