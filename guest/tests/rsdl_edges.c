@@ -58,6 +58,7 @@
  */
 #include <sys/stat.h>
 #include "cgroup.h"
+#include "swtrace.h"
 
 #define RR_MS 6
 #define MAXCPU 16
@@ -237,48 +238,34 @@ static int parse_line(const char *line, struct ev *e)
 	return 0;
 }
 
+/* One line of the trace: kept in evs[] if it is one of our events, counted if evs[] is full */
+static void tr_add_line(char *line, void *arg)
+{
+	struct ev e;
+
+	(void)arg;
+	memset(&e, 0, sizeof(e));
+	if (line[0] == '#' || !parse_line(line, &e))
+		return;
+	if (nev < EV_CAP)
+		evs[nev++] = e;
+	else
+		tr_lost++;
+}
+
 /* Stop tracing and parse the buffer into evs[]; the number of events or -errno */
 static long tr_stop(unsigned long mask)
 {
-	static char buf[1 << 16];
-	size_t carry = 0;
-	int fd;
+	int r;
 
 	tr_write("tracing_on", "0");
 	nev = 0;
 	tr_lost = 0;
 	if (!evs)
 		return -ENOMEM;
-	fd = open(TR_DIR "/trace", O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t r = read(fd, buf + carry, sizeof(buf) - 1 - carry);
-		char *line, *nl;
-
-		if (r <= 0)
-			break;
-		buf[carry + r] = '\0';
-		line = buf;
-		while ((nl = strchr(line, '\n'))) {
-			struct ev e;
-
-			*nl = '\0';
-			memset(&e, 0, sizeof(e));
-			if (line[0] != '#' && parse_line(line, &e)) {
-				if (nev < EV_CAP)
-					evs[nev++] = e;
-				else
-					tr_lost++;
-			}
-			line = nl + 1;
-		}
-		carry = strlen(line);
-		memmove(buf, line, carry);
-		if (carry > sizeof(buf) / 2)
-			carry = 0;
-	}
-	close(fd);
+	r = trace_for_each_line(TR_DIR "/trace", tr_add_line, NULL);
+	if (r < 0)
+		return r;
 	for (int c = 0; c < MAXCPU; c++) {
 		char path[200], st[1024], *p;
 
