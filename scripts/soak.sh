@@ -64,11 +64,18 @@ say "SOAK_MIN=$SOAK_MIN, boots: $boots"
 say "soak kernel: ${SOAK_KERNEL:-none}; pristine kernel: ${PRISTINE_KERNEL:-none}"
 say "expect about $SOAK_MIN min of guest time per boot plus boot time; logs in $runs"
 
+# The hung-task detector's timeout for an emulated machine: syzbot's for its QEMU-emulated
+# targets (420 s, three times its native 140 s), checked every 20 s. With the default 120 s,
+# 4-vCPU soaks (4 TCG vCPUs on 2 host cores, KASAN) reported loadavg threads queued on one
+# file position lock on RSDL and on EEVDF alike, and on RSDL once a CPU online that took over
+# 122 s; how long transitions take is printed instead (hotplug_max_*_ms) for both schedulers.
+detectors="sysctl.kernel.hung_task_timeout_secs=420 sysctl.kernel.hung_task_check_interval_secs=20"
+
 # run_boot NAME: boot, judge, write $runs/NAME/{verdict,summary,took}
 run_boot() {
 	local b=$1 dir=$runs/$1 kind=${1%-smp*} smp=${1##*-smp} kernel cmdline accel t0 rc st
 	mkdir -p "$dir"
-	cmdline="lab.run=soak soak.sec=$((SOAK_MIN * 60)) ${SOAK_CMDLINE:-}"
+	cmdline="lab.run=soak soak.sec=$((SOAK_MIN * 60)) $detectors ${SOAK_CMDLINE:-}"
 	case $kind in
 	rsdl) kernel=$SOAK_KERNEL ;;
 	eevdf) kernel=$SOAK_KERNEL cmdline="rsdl=off $cmdline" ;;
@@ -130,14 +137,17 @@ cell() { # cell BOOT: "PASS 12m03s" or "-" when not run
 	done
 	echo "(verdict and wall time per boot; logs: $runs)"
 	echo "total wall time: $(since "$t_start")"
+	# The pristine column attributes splats (one it shows too is upstream's); the verdict
+	# is the RSDL and EEVDF columns'.
 	passed=0 failed=0
 	for b in $boots; do
+		[ "${b%-smp*}" != pristine ] || continue
 		if grep -q 'verdict=PASS' "$runs/$b/summary" 2>/dev/null; then
 			passed=$((passed + 1))
 		else
 			failed=$((failed + 1))
 		fi
 	done
-	echo "$passed passed, $failed failed"
+	echo "$passed passed, $failed failed (RSDL and EEVDF boots; pristine: reference)"
 } | tee "$res/summary.txt"
-grep -q ' 0 failed$' "$res/summary.txt"
+grep -q ' 0 failed (' "$res/summary.txt"
