@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make demo: RSDL versus EEVDF on the same benchmark ("perf") kernel image. Each repetition
 # boots it twice, RSDL (default) then rsdl=off (EEVDF), and runs guest/lab/run/demo (snag
-# workload, cyclictest, fairness, throughput, pick cost); then scripts/demo-report.sh writes
+# workload, cyclictest, fairness, throughput, pick cost); then scripts/demo-report.py writes
 # report.md, CSV files and PNG plots into the results directory.
 #   QUICK=1 (1 repetition, short runs)  REPS=3  KERNEL=bzImage  SMP=1
 #   ACCEL=icount|multi (default icount)  RESULTS=dir  BOOT_TIMEOUT=1800
@@ -80,7 +80,7 @@ for rep in $(seq 1 "$reps"); do
 done
 grep -q 'scheduler: rsdl' "$out/raw/rep1-rsdl/ktap.log" ||
 	die "the RSDL boot did not run RSDL (kernel without CONFIG_SCHED_RSDL?): see $out/raw/rep1-rsdl"
-"$S/demo-report.sh" "$out"
+"$S/demo-report.py" "$out"
 echo
 cat "$out/report.md"
 echo
