@@ -13,13 +13,7 @@ t_start=$(date +%s)
 # the command as given, for the report
 cmd="make demo"
 for v in RSDL_WORK KERNEL QUICK REPS SMP ACCEL; do [ -z "${!v:-}" ] || cmd="$v=${!v} $cmd"; done
-"$S/deps.sh"
-if [ -z "${KERNEL:-}" ]; then
-	"$S/prepare-tree.sh"
-	"$S/build-kernel.sh" perf
-	KERNEL=$RSDL_WORK/build-perf/arch/x86/boot/bzImage
-fi
-"$S/build-initramfs.sh"
+lab_chain perf
 quick=${QUICK:-0}
 if [ "$quick" = 1 ]; then reps=${REPS:-1} extra="lab.quick=1" per_boot=90; else reps=${REPS:-3} extra= per_boot=160; fi
 out=${RESULTS:-$RSDL_WORK/results/$(date +%Y%m%d-%H%M%S)-demo$([ "$quick" = 1 ] && echo -quick || true)}
