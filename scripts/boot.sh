@@ -6,13 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 STAGE=boot
 S=$REPO/scripts
-"$S/deps.sh"
-if [ -z "${KERNEL:-}" ]; then
-	"$S/prepare-tree.sh"
-	"$S/build-kernel.sh" debug
-	KERNEL=$RSDL_WORK/build-debug/arch/x86/boot/bzImage
-fi
-"$S/build-initramfs.sh"
+lab_chain debug
 extra=${CMDLINE:-}
 [ "${RSDL:-}" = off ] && extra="rsdl=off $extra"
 exec "$S/run-qemu.sh" -I -k "$KERNEL" -n boot -s "${SMP:-2}" -a "${ACCEL:-multi}" -c "$extra"

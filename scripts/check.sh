@@ -12,28 +12,17 @@ set -euo pipefail
 STAGE=check
 S=$REPO/scripts
 t_start=$(date +%s)
-timings=()
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
-
-# timed NAME CMD...: run a stage, remember its wall time
-timed() {
-	local name=$1 t0
-	shift
-	t0=$(date +%s)
-	"$@"
-	timings+=("$(printf '%-20s %s' "$name" "$(since "$t0")")")
-}
 
 # run_series LOG: check-series.sh, its output shown and kept in LOG (its failure is a verdict)
 run_series() {
 	"$S/check-series.sh" 2>&1 | tee "$1" || true
 }
 
-timed deps "$S/deps.sh"
-if [ -z "${KERNEL:-}" ]; then
-	timed tree "$S/prepare-tree.sh"
-	timed kernel-debug "$S/build-kernel.sh" debug
+given_kernel=${KERNEL:-}
+lab_chain debug # timed stages: deps, tree, kernel-debug, initramfs
+if [ -z "$given_kernel" ]; then
 	if [ "${SERIES:-1}" != 0 ]; then
 		series_log=$(mktemp)
 		timed series run_series "$series_log"
@@ -41,10 +30,8 @@ if [ -z "${KERNEL:-}" ]; then
 			echo "FAIL  series/run  (check-series.sh printed no verdict)" >>"$results"
 		rm -f "$series_log"
 	fi
-	KERNEL=$RSDL_WORK/build-debug/arch/x86/boot/bzImage
 	kconfig=$RSDL_WORK/build-debug/.config
 else
-	[ -f "$KERNEL" ] || die "KERNEL=$KERNEL does not exist"
 	KERNEL=$(realpath "$KERNEL")
 	kconfig=$(mktemp)
 	ikconfig=$LINUX/scripts/extract-ikconfig
@@ -55,7 +42,6 @@ else
 			say "warning: cannot read the config of $KERNEL (no IKCONFIG, no .config beside it)"
 	fi
 fi
-timed initramfs "$S/build-initramfs.sh"
 
 has_rsdl=
 grep -q '^CONFIG_SCHED_RSDL=y' "$kconfig" 2>/dev/null && has_rsdl=1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make demo: RSDL versus EEVDF on the same benchmark ("perf") kernel image. Each repetition
 # boots it twice, RSDL (default) then rsdl=off (EEVDF), and runs guest/lab/run/demo (snag
-# workload, cyclictest, fairness, throughput, pick cost); then scripts/demo-report.sh writes
+# workload, cyclictest, fairness, throughput, pick cost); then scripts/demo-report.py writes
 # report.md, CSV files and PNG plots into the results directory.
 #   QUICK=1 (1 repetition, short runs)  REPS=3  KERNEL=bzImage  SMP=1
 #   ACCEL=icount|multi (default icount)  RESULTS=dir  BOOT_TIMEOUT=1800
@@ -13,13 +13,7 @@ t_start=$(date +%s)
 # the command as given, for the report
 cmd="make demo"
 for v in RSDL_WORK KERNEL QUICK REPS SMP ACCEL; do [ -z "${!v:-}" ] || cmd="$v=${!v} $cmd"; done
-"$S/deps.sh"
-if [ -z "${KERNEL:-}" ]; then
-	"$S/prepare-tree.sh"
-	"$S/build-kernel.sh" perf
-	KERNEL=$RSDL_WORK/build-perf/arch/x86/boot/bzImage
-fi
-"$S/build-initramfs.sh"
+lab_chain perf
 quick=${QUICK:-0}
 if [ "$quick" = 1 ]; then reps=${REPS:-1} extra="lab.quick=1" per_boot=90; else reps=${REPS:-3} extra= per_boot=160; fi
 out=${RESULTS:-$RSDL_WORK/results/$(date +%Y%m%d-%H%M%S)-demo$([ "$quick" = 1 ] && echo -quick || true)}
@@ -80,7 +74,7 @@ for rep in $(seq 1 "$reps"); do
 done
 grep -q 'scheduler: rsdl' "$out/raw/rep1-rsdl/ktap.log" ||
 	die "the RSDL boot did not run RSDL (kernel without CONFIG_SCHED_RSDL?): see $out/raw/rep1-rsdl"
-"$S/demo-report.sh" "$out"
+"$S/demo-report.py" "$out"
 echo
 cat "$out/report.md"
 echo

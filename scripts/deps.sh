@@ -5,7 +5,7 @@ set -euo pipefail
 STAGE=deps
 pkgs=(linux-source-6.12 qemu-system-x86 busybox-static build-essential flex bison libelf-dev
 	libssl-dev bc ccache cpio xz-utils rt-tests stress-ng trinity linux-perf gnuplot-nox kmod git
-	python3-ply python3-git)
+	python3 python3-ply python3-git)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -14,6 +14,42 @@ since() {
 	printf '%dm%02ds' $((s / 60)) $((s % 60))
 }
 
+# timed NAME CMD...: run a stage, remember its wall time in timings (make check prints them)
+timings=()
+timed() {
+	local name=$1 t0
+	shift
+	t0=$(date +%s)
+	"$@"
+	timings+=("$(printf '%-20s %s' "$name" "$(since "$t0")")")
+}
+
+# lab_chain [FLAVOUR[:VAR]]...: the build chain of make check, demo, boot and soak. deps.sh;
+# then for each FLAVOUR whose VAR (default KERNEL) is empty: the tree (prepare-tree.sh;
+# for pristine, prepare-pristine.sh and the tree only if there is none) and build-kernel.sh
+# FLAVOUR, and VAR set to its bzImage; a VAR given names a prebuilt image, which must exist.
+# Then build-initramfs.sh. Each stage is timed: deps, tree, pristine, kernel-FLAVOUR, initramfs.
+lab_chain() {
+	local fv flavour var
+	timed deps "$REPO/scripts/deps.sh"
+	for fv in "$@"; do
+		flavour=${fv%%:*} var=KERNEL
+		[ "$fv" = "$flavour" ] || var=${fv#*:}
+		if [ -z "${!var:-}" ]; then
+			if [ "$flavour" != pristine ]; then
+				timed tree "$REPO/scripts/prepare-tree.sh"
+			else
+				[ -e "$LINUX/.git" ] || timed tree "$REPO/scripts/prepare-tree.sh"
+				timed pristine "$REPO/scripts/prepare-pristine.sh"
+			fi
+			timed "kernel-$flavour" "$REPO/scripts/build-kernel.sh" "$flavour"
+			printf -v "$var" '%s' "$RSDL_WORK/build-$flavour/arch/x86/boot/bzImage"
+		fi
+		[ -f "${!var}" ] || die "$var=${!var} does not exist"
+	done
+	timed initramfs "$REPO/scripts/build-initramfs.sh"
+}
+
 # series_patches: the patch files named in patches/series, one per line
 series_patches() {
 	[ -f "$REPO/patches/series" ] || return 0

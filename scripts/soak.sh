@@ -41,20 +41,10 @@ for b in $boots; do
 done
 timeout_s=${BOOT_TIMEOUT:-$((4 * SOAK_MIN * 60 + 900))}
 
-"$S/deps.sh"
-if [ -z "${SOAK_KERNEL:-}" ] && [[ " $boots" =~ \ (rsdl|eevdf)- ]]; then
-	"$S/prepare-tree.sh"
-	"$S/build-kernel.sh" soak
-	SOAK_KERNEL=$RSDL_WORK/build-soak/arch/x86/boot/bzImage
-fi
-if [ -z "${PRISTINE_KERNEL:-}" ] && [[ " $boots" =~ \ pristine- ]]; then
-	[ -e "$LINUX/.git" ] || "$S/prepare-tree.sh"
-	"$S/prepare-pristine.sh"
-	"$S/build-kernel.sh" pristine
-	PRISTINE_KERNEL=$RSDL_WORK/build-pristine/arch/x86/boot/bzImage
-fi
-for k in ${SOAK_KERNEL:-} ${PRISTINE_KERNEL:-}; do [ -f "$k" ] || die "no kernel image $k"; done
-"$S/build-initramfs.sh"
+kernels=() # the soak kernel for the RSDL and EEVDF columns, the pristine one for its own
+[[ ! " $boots" =~ \ (rsdl|eevdf)- ]] || kernels+=(soak:SOAK_KERNEL)
+[[ ! " $boots" =~ \ pristine- ]] || kernels+=(pristine:PRISTINE_KERNEL)
+lab_chain "${kernels[@]}"
 
 stamp=$(date +%Y%m%d-%H%M%S)
 runs=$RSDL_WORK/runs/$stamp-soak
