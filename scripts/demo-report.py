@@ -1,161 +1,361 @@
 #!/usr/bin/env python3
-# demo-report.py RESULTS_DIR: turn the demo boots in RESULTS_DIR/raw/rep<N>-<rsdl|eevdf>/ into
-# CSV files (csv/), PNG plots (plots/, gnuplot) and report.md with RSDL and EEVDF side by side:
-# median over the repetitions, spread (min-max), and the ratio of the medians RSDL/EEVDF. Values stay
-# the guest's text; they are compared and averaged as numbers (their leading number).
-import glob, os, pathlib, re, subprocess, sys, tempfile
-NUM = r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
-def num(x):  # a value as a number: its leading number, else 0
-    return x if not isinstance(x, str) else float(m[0]) if (m := re.match(r"\s*" + NUM, x)) else 0.0
-def med(v):  # median: the middle value as written, or the mean of the two middle ones; 0 for none
-    a, h = sorted(v, key=num), len(v) // 2
-    return a[h] if len(a) % 2 else (num(a[h - 1]) + num(a[h])) / 2 if a else 0
-def pr(x): return x if isinstance(x, str) else "%d" % x if x == int(x) else "%.6g" % x  # as awk prints
-def fmt(x):  # a table cell: integers as such, 3 significant digits below 10, else one decimal
-    return "%d" % x if (x := num(x)) == int(x) else "%.3g" % x if -10 < x < 10 else "%.1f" % x
-def read(p): return pathlib.Path(p).read_text(encoding="utf-8", errors="surrogateescape").replace("\r", "") if os.path.isfile(p) else ""
-def write(p, text): pathlib.Path(p).write_text(text, encoding="utf-8", errors="surrogateescape")
-def idx(t, name): return tab[t][0].index(name) if tab[t] and name in tab[t][0] else 1 << 30  # column of table T
-def col(t, name): return [r[i] if (i := idx(t, name)) < len(r) else "" for r in tab[t][1:]]  # "" where a row has none
+"""demo-report.py RESULTS_DIR: turn the demo boots in RESULTS_DIR/raw/rep<N>-<rsdl|eevdf>/ into
+CSV files (csv/), PNG plots (plots/, gnuplot) and report.md (prose: demo-report.md.in) with RSDL
+and EEVDF side by side: median over the repetitions, spread (min-max), ratio of the medians.
+Values stay the guest's text; they are compared and averaged as numbers (their leading number)."""
+import glob
+import os
+import re
+import string
+import subprocess
+import sys
+import tempfile
 
-out = sys.argv[1] if len(sys.argv) == 2 else sys.exit("usage: demo-report.py RESULTS_DIR")
-raw, csvd, plots = (f"{out}/{d}" for d in ("raw", "csv", "plots"))
-for d in (csvd, plots): os.makedirs(d, exist_ok=True)
-boots = sorted((os.path.basename(p) for s in ("rsdl", "eevdf") for p in glob.glob(f"{glob.escape(raw)}/rep*-{s}")),
-               key=lambda b: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", b)])  # sort -V
-boots or sys.exit(f"[report] error: no boots in {raw}")
-# 1. CSV: one file per record type ("TYPE key=value ..." lines of the guest), rep and sched first
-ktap = {b: read(f"{raw}/{b}/ktap.log") for b in boots}
-recs = [(b.split("-")[0][3:], b.split("-", 1)[1], f + [""] * 8) for b in boots for f in map(str.split, ktap[b].split("\n")) if f]
-tab = {}  # type -> rows, the first one the column names (those of the type's first record)
-for t in "calibrate snag share shares cyclictest bench pickcost".split():
-    kv = [(rep, s, [p for x in f[1:] if x and (p := x.split("=", 1))[0] != "sched"]) for rep, s, f in recs if f[0] == t and "=" in f[1]]
-    tab[t] = kv and [["rep", "sched"] + [p[0] for p in kv[0][2]]] + [[rep, s] + [p[-1].replace(",", ";") for p in x] for rep, s, x in kv]
-# a ping-pong that got no round trip in the window has no time per round trip (not 0)
-for r, o in zip(tab["pickcost"][1:], col("pickcost", "pingpong_ops")):
-    if (u := idx("pickcost", "pingpong_us")) < len(r) and re.fullmatch(NUM, o) and num(o) == 0: r[u] = ""
-tab["frames"] = [["rep", "sched", "name", "frame", "client_wake_us", "server_wake_us", "response_us", "frame_us", "met"]] + [
-    [rep, s, re.sub("^name=", "", f[1])] + f[2:8] for rep, s, f in recs if f[0] == "frame"]
-for t, rows in tab.items(): write(f"{csvd}/{t}.csv", "".join(",".join(r) + "\n" for r in rows))
-# 2. Tables
-def groups(t, keys, name):  # {key: {sched: [the non-empty values of column NAME]}}, keys in order
-    rows = list(zip(keys, col(t, "sched"), col(t, name)))
-    return {k: {s: [v for r in rows if r[:2] == (k, s) and (v := r[2])] for s in ("rsdl", "eevdf")} for k in dict.fromkeys(keys)}
-# side WHAT TYPE KEYS METRICS: per (KEYS columns, metric) RSDL and EEVDF medians, spread (min-max), ratio of the medians
-def side(what, t, keys, metrics):
-    keyed = [" ".join(k) for k in zip(*(col(t, c) for c in keys.split()))]
-    g, n = {m: groups(t, keyed, m) for m in metrics.split()}, {s: len({r for r, x in zip(col(t, "rep"), col(t, "sched")) if x == s}) for s in ("rsdl", "eevdf")}
-    cell = lambda s, x: f"{fmt(med(x))}{f' ({len(x)} of {n[s]})' if len(x) < n[s] else ''} | {fmt(min(x, key=num))}–{fmt(max(x, key=num))}" if x else "– | –"
-    ratio = lambda a, b: "–" if not (a and b) else "%.2f" % (num(med(a)) / num(med(b))) if num(med(b)) else "1.00" if num(med(a)) == 0 else "∞"
-    return "\n".join([f"| {what} | figure | RSDL | RSDL min–max | EEVDF | EEVDF min–max | RSDL/EEVDF |", "|---" * 7 + "|"] + [
-        f"| {k} | {m} | {cell('rsdl', v['rsdl'])} | {cell('eevdf', v['eevdf'])} | {ratio(v['rsdl'], v['eevdf'])} |"
-        for k in dict.fromkeys(keyed) for m in metrics.split() if any((v := g[m][k]).values())])
-# snag summary: frames met, server wake p99/max, response p99 and frame max per scenario (medians; ms)
-snag = [groups("snag", col("snag", "name"), m) for m in ("frames_met_pct server_wake_p99_us server_wake_max_us response_p99_us frame_max_us".split())]
-snag = ["| %s | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.1f |" % (k, *(
-    num(med(g[k][s])) / (1000 if i else 1) for i, g in enumerate(snag) for s in ("rsdl", "eevdf"))) for k in snag[0]]
-# 3. Plots (gnuplot). CDF data: sorted samples pooled over the repetitions.
-term = "png size %s" if subprocess.run(["gnuplot", "-e", "set terminal pngcairo"], capture_output=True).returncode else "pngcairo size %s font ',10'"
-def gnuplot(size, png, script): subprocess.run(["gnuplot"], input=f"set terminal {term % size}\nset output '{plots}/{png}'\n{script}\n", text=True, check=True)
-data, frames = (tmp := tempfile.TemporaryDirectory()).name, tab["frames"][1:]
-scenarios = [n for n in dict.fromkeys(r[2] for r in frames) if n]
-for sc in scenarios:
-    for s, c, what in ((s, c, w) for s in ("rsdl", "eevdf") for c, w in ((4, "client"), (5, "server"), (6, "response"), (7, "frame"))):
-        v = sorted(num(r[c]) for r in frames if r[1] == s and r[2] == sc)
-        write(f"{data}/{sc}-{s}-{what}", "".join(f"{pr(max(x, 1) / 1000)} {pr((i + 1) / len(v))}\n" for i, x in enumerate(v)))
-    cdf = lambda w: ", ".join(f'"{data}/{sc}-{s}-{w}" using 1:2 with steps lw 2 title "{s.upper()}"' for s in ("rsdl", "eevdf"))
-    gnuplot("1400,420", f"cdf-{sc}.png", f"""set multiplot layout 1,3 title "{sc}: latency CDFs, all frames of all repetitions"
-set logscale x; set grid; set key bottom right; set xlabel "latency (ms, log scale)"; set ylabel "fraction of frames"; set yrange [0:1.02]
-set title "client: timer expiry -> client running"; plot {cdf("client")}\nset title "server: request written -> server running"; plot {cdf("server")}
-set title "server response: request written -> reply read"; plot {cdf("response")}\nunset multiplot""")
-# frame time CDFs of all scenarios, one panel per scheduler
-gnuplot("1000,420", "frame-time-cdf.png", """set multiplot layout 1,2 title 'frame time (tick -> client work done) CDF; 16.7 ms = one period'
-set logscale x; set grid; set key bottom right font ',8'; set yrange [0:1.02]; set xlabel 'frame time (ms, log scale)'; set ylabel 'fraction of frames'
-set arrow from 16.667, graph 0 to 16.667, graph 1 nohead dt 2\n""" + "".join(f"set title '{s.upper()}'\nplot " + ", ".join(
-    f'"{data}/{sc}-{s}-frame" using 1:2 with steps lw 2 title "{sc}"' for sc in scenarios) + "\n" for s in ("rsdl", "eevdf")) + "unset multiplot")
-# hog shares per nice (pinned hogs on one CPU): measured median and each table's expectation
-nice = [k if n == "F1-pinned" else None for k, n in zip(col("share", "nice"), col("share", "name"))]
-g, e = groups("share", nice, "share_pct"), {s: col("share", s + "_table_pct") for s in ("rsdl", "eevdf")}
-write(f"{data}/shares", "".join(f"nice{k} " + " ".join(f"{pr(med(g[k][s]))} {e[s][i]}" for s in e) + "\n"
-                                for k, i in {k: i for i, k in enumerate(nice) if k is not None}.items()))
-hist = "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.8 border -1\n"
-gnuplot("1000,420", "hog-shares-per-nice.png", f"""{hist}set logscale y; set yrange [0.1:100]; set grid y; set key top right
-set title "CPU share of hogs pinned together on one CPU: measured (median) vs each scheduler's own table"
-set ylabel "share of one CPU (%, log scale)"; plot "{data}/shares" using 2:xtic(1) title "RSDL measured", \\
-"" using 3 title "RSDL expected (E = slots x quota)", "" using 4 title "EEVDF measured", "" using 5 title "EEVDF expected (weights)\"""")
-g = groups("snag", col("snag", "name"), "frames_met_pct")  # frames met per scenario
-write(f"{data}/frames", "".join(f"{k} {pr(med(v['rsdl']))} {pr(med(v['eevdf']))}\n" for k, v in g.items()))
-gnuplot("1000,420", "frames-met.png", f"""{hist}set yrange [0:120]; set ytics 0,20,100; set key top center horizontal; set grid y
-set title "snag workload: frames met (median over the repetitions)"; set ylabel "frames met (%)"; set xtics rotate by -20 font ",8"
+SCHEDS = ("rsdl", "eevdf")
+TYPES = "calibrate snag share shares cyclictest bench pickcost".split()
+FRAME_HEADER = "rep sched name frame client_wake_us server_wake_us response_us frame_us met"
+NUMBER = r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
+# the snag summary: per pair of columns (RSDL, EEVDF) the metric, its divisor (µs -> ms), format
+SNAG_SUMMARY = [("frames_met_pct", 1, "%.1f"), ("server_wake_p99_us", 1000, "%.2f"),
+                ("server_wake_max_us", 1000, "%.2f"), ("response_p99_us", 1000, "%.1f"),
+                ("frame_max_us", 1000, "%.1f")]
+# the side-by-side tables: placeholder in the template, record type, key columns, metrics
+SIDE_TABLES = [
+    ("snag_figures", "snag", "name", "frames met frames_met_pct long_frames frame_p50_us"
+     " frame_p99_us frame_max_us client_wake_p50_us client_wake_p99_us client_wake_max_us"
+     " server_wake_p50_us server_wake_p99_us server_wake_max_us response_p50_us response_p99_us"
+     " response_max_us demanded_cpu_pct delivered_cpu_pct pair_cpu_pct client_entitled_pct"
+     " server_entitled_pct hog_share_mean_pct hog_fair_pct hog_jain hog_min1s_pct"),
+    ("cyclictest_figures", "cyclictest", "name", "samples p50_us p99_us max_us overflows"),
+    ("share_figures", "share", "name nice hog", "share_pct expected_pct"),
+    ("shares_figures", "shares", "name", "jain min1s_pct worst_vs_expected"),
+    ("bench_figures", "bench", "name unit", "value"),
+    ("pickcost_figures", "pickcost", "name",
+     "pingpong_us pingpong_ops ctxsw_per_s spin_work_pct create_us_per_task"),
+    ("calibrate_figures", "calibrate", "cpus", "loops_per_ms loops_per_ms_alone vcpu_balance"),
+]
+SETUP_KEYS = "date mode command kernel commit host_cpus host_model qemu smp accel".split()
+CURVE = '"{}" using 1:2 with steps lw 2 title "{}"'  # a CDF in a gnuplot plot command: file, title
+BARS = ("set style data histograms; set style histogram clustered gap 1\n"
+        "set style fill solid 0.8 border -1")
+
+
+def number(value):
+    """A value as a number: its leading number, else 0; numbers stay as they are."""
+    if not isinstance(value, str):
+        return value
+    match = re.match(r"\s*" + NUMBER, value)
+    return float(match[0]) if match else 0.0
+
+
+def median(values):
+    """The middle value as written, or the mean of the two middle ones; 0 for none."""
+    ordered = sorted(values, key=number)
+    half = len(ordered) // 2
+    if not ordered:
+        return 0
+    if len(ordered) % 2:
+        return ordered[half]
+    return (number(ordered[half - 1]) + number(ordered[half])) / 2
+
+
+def as_awk(value):
+    """A value as awk prints it: text as it is, integers as such, else 6 significant digits."""
+    if isinstance(value, str):
+        return value
+    return "%d" % value if value == int(value) else "%.6g" % value
+
+
+def cell(value):
+    """A table cell: integers as such, 3 significant digits below 10, else one decimal."""
+    value = number(value)
+    if value == int(value):
+        return "%d" % value
+    return "%.3g" % value if -10 < value < 10 else "%.1f" % value
+
+
+def read(path):
+    """The text of a file without carriage returns; "" if there is no such file."""
+    if not os.path.isfile(path):
+        return ""
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        return f.read().replace("\r", "")
+
+
+def write(path, text):
+    """Write TEXT to the file PATH."""
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(text)
+
+
+def version_key(name):
+    """Sort key of sort -V: runs of digits compare as numbers."""
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", name)]
+
+
+def column(table, name):
+    """The values of column NAME of a (header, rows) table; "" where a row has none."""
+    header, rows = table
+    if name not in header:
+        return [""] * len(rows)
+    i = header.index(name)
+    return [row[i] if i < len(row) else "" for row in rows]
+
+
+def records(raw, boots):
+    """(rep, sched, fields) of each non-empty line of the boots' ktap.log; 8 empty fields added."""
+    found = []
+    for boot in boots:
+        rep, sched = boot[3:].split("-", 1)
+        for line in read(f"{raw}/{boot}/ktap.log").split("\n"):
+            fields = line.split()
+            if fields:
+                found.append((rep, sched, fields + [""] * 8))
+    return found
+
+
+def record_table(found, kind):
+    """The table of the "KIND key=value ..." records: rep, sched, then the first one's keys."""
+    header, rows = [], []
+    for rep, sched, fields in found:
+        if fields[0] != kind or "=" not in fields[1]:
+            continue
+        pairs = [x.split("=", 1) for x in fields[1:] if x]
+        pairs = [pair for pair in pairs if pair[0] != "sched"]
+        if not header:
+            header = ["rep", "sched"] + [pair[0] for pair in pairs]
+        rows.append([rep, sched] + [pair[-1].replace(",", ";") for pair in pairs])
+    return header, rows
+
+
+def make_tables(raw, boots):
+    """{type: (header, rows)} of the guest's records, "frames" the frame lines."""
+    found = records(raw, boots)
+    tables = {kind: record_table(found, kind) for kind in TYPES}
+    # a ping-pong that got no round trip in the window has no time per round trip (not 0)
+    header, rows = tables["pickcost"]
+    if "pingpong_us" in header:
+        us = header.index("pingpong_us")
+        for row, ops in zip(rows, column(tables["pickcost"], "pingpong_ops")):
+            if us < len(row) and re.fullmatch(NUMBER, ops) and number(ops) == 0:
+                row[us] = ""
+    frames = [[rep, sched, re.sub("^name=", "", f[1])] + f[2:8]
+              for rep, sched, f in found if f[0] == "frame"]
+    tables["frames"] = (FRAME_HEADER.split(), frames)
+    return tables
+
+
+def groups(table, keys, name):
+    """{key: {sched: [the non-empty values of column NAME]}}, one key per row, keys in order."""
+    result = {key: {sched: [] for sched in SCHEDS} for key in keys}
+    for key, sched, value in zip(keys, column(table, "sched"), column(table, name)):
+        if value and sched in SCHEDS:
+            result[key][sched].append(value)
+    return result
+
+
+def spread(values, boots):
+    """RSDL's or EEVDF's two cells: median ("n of N" if only n of N boots have it) | min–max."""
+    if not values:
+        return "– | –"
+    some = f" ({len(values)} of {boots})" if len(values) < boots else ""
+    low, high = min(values, key=number), max(values, key=number)
+    return f"{cell(median(values))}{some} | {cell(low)}–{cell(high)}"
+
+
+def ratio(rsdl, eevdf):
+    """The RSDL/EEVDF cell: ratio of the medians; 1.00 for 0/0, ∞ for x/0, – if one is missing."""
+    if not (rsdl and eevdf):
+        return "–"
+    a, b = number(median(rsdl)), number(median(eevdf))
+    if b:
+        return "%.2f" % (a / b)
+    return "1.00" if a == 0 else "∞"
+
+
+def side_rows(table, keys, metrics):
+    """Rows per (KEYS columns, metric): both medians, spreads, ratio; each after a newline."""
+    keyed = [" ".join(k) for k in zip(*(column(table, c) for c in keys.split()))]
+    boots = set(zip(column(table, "rep"), column(table, "sched")))
+    reps = {sched: sum(s == sched for _, s in boots) for sched in SCHEDS}
+    by_metric = {m: groups(table, keyed, m) for m in metrics.split()}
+    rows = ""
+    for key in dict.fromkeys(keyed):
+        for m in metrics.split():
+            rsdl, eevdf = by_metric[m][key]["rsdl"], by_metric[m][key]["eevdf"]
+            if rsdl or eevdf:
+                rows += f"\n| {key} | {m} | {spread(rsdl, reps['rsdl'])} | "
+                rows += f"{spread(eevdf, reps['eevdf'])} | {ratio(rsdl, eevdf)} |"
+    return rows
+
+
+def snag_summary_rows(snag):
+    """Rows per scenario of the SNAG_SUMMARY medians, each after a newline."""
+    by_metric = [groups(snag, column(snag, "name"), m) for m, _, _ in SNAG_SUMMARY]
+    rows = ""
+    for key in by_metric[0]:
+        rows += f"\n| {key} |"
+        for (_, divisor, form), values in zip(SNAG_SUMMARY, by_metric):
+            for sched in SCHEDS:
+                rows += " " + form % (number(median(values[key][sched])) / divisor) + " |"
+    return rows
+
+
+def gnuplot(terminal, png, script):
+    """Run gnuplot SCRIPT with TERMINAL writing the file PNG."""
+    script = f"set terminal {terminal}\nset output '{png}'\n{script}\n"
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def write_cdf(path, values):
+    """Write the CDF of VALUES (µs, below 1 counted as 1) as "ms fraction" lines."""
+    ordered = sorted(values)
+    lines = [f"{as_awk(max(x, 1) / 1000)} {as_awk((i + 1) / len(ordered))}\n"
+             for i, x in enumerate(ordered)]
+    write(path, "".join(lines))
+
+
+def plot_frames(frames, scenarios, plots, data, size):
+    """Latency CDFs per scenario, frame time CDFs of all scenarios per scheduler."""
+    columns = {4: "client", 5: "server", 6: "response", 7: "frame"}
+    for sc in scenarios:
+        for s in SCHEDS:
+            for i, what in columns.items():
+                latencies = [number(r[i]) for r in frames if r[1] == s and r[2] == sc]
+                write_cdf(f"{data}/{sc}-{s}-{what}", latencies)
+        plot = {w: ", ".join(CURVE.format(f"{data}/{sc}-{s}-{w}", s.upper()) for s in SCHEDS)
+                for w in columns.values()}
+        gnuplot(size % "1400,420", f"{plots}/cdf-{sc}.png", f"""\
+set multiplot layout 1,3 title "{sc}: latency CDFs, all frames of all repetitions"
+set logscale x; set grid; set key bottom right; set yrange [0:1.02]
+set xlabel "latency (ms, log scale)"; set ylabel "fraction of frames"
+set title "client: timer expiry -> client running"; plot {plot["client"]}
+set title "server: request written -> server running"; plot {plot["server"]}
+set title "server response: request written -> reply read"; plot {plot["response"]}
+unset multiplot""")
+    panels = ""
+    for s in SCHEDS:
+        plot = ", ".join(CURVE.format(f"{data}/{sc}-{s}-frame", sc) for sc in scenarios)
+        panels += f"set title '{s.upper()}'\nplot {plot}\n"
+    gnuplot(size % "1000,420", f"{plots}/frame-time-cdf.png", f"""\
+set multiplot layout 1,2 title 'frame time (tick -> client work done) CDF; 16.7 ms = one period'
+set logscale x; set grid; set key bottom right font ',8'; set yrange [0:1.02]
+set xlabel 'frame time (ms, log scale)'; set ylabel 'fraction of frames'
+set arrow from 16.667, graph 0 to 16.667, graph 1 nohead dt 2
+{panels}unset multiplot""")
+
+
+def plot_bars(share, snag, plots, data, size):
+    """Hog shares per nice (hogs pinned together, F1) and frames met per scenario: bar charts."""
+    nices = [n if name == "F1-pinned" else None
+             for n, name in zip(column(share, "nice"), column(share, "name"))]
+    measured = groups(share, nices, "share_pct")
+    expected = {s: column(share, s + "_table_pct") for s in SCHEDS}
+    last_row = {nice: i for i, nice in enumerate(nices) if nice is not None}
+    lines = ""
+    for nice, i in last_row.items():
+        cells = [f"{as_awk(median(measured[nice][s]))} {expected[s][i]}" for s in SCHEDS]
+        lines += f"nice{nice} {' '.join(cells)}\n"
+    write(f"{data}/shares", lines)
+    gnuplot(size % "1000,420", f"{plots}/hog-shares-per-nice.png", f"""\
+{BARS}
+set logscale y; set yrange [0.1:100]; set grid y; set key top right
+set title "CPU share of hogs pinned together on one CPU: measured (median) vs each \
+scheduler's own table"
+set ylabel "share of one CPU (%, log scale)"
+plot "{data}/shares" using 2:xtic(1) title "RSDL measured", \\
+  "" using 3 title "RSDL expected (E = slots x quota)", "" using 4 title "EEVDF measured", \\
+  "" using 5 title "EEVDF expected (weights)\"""")
+    lines = ""
+    for key, met in groups(snag, column(snag, "name"), "frames_met_pct").items():
+        lines += f"{key} {as_awk(median(met['rsdl']))} {as_awk(median(met['eevdf']))}\n"
+    write(f"{data}/frames", lines)
+    gnuplot(size % "1000,420", f"{plots}/frames-met.png", f"""\
+{BARS}
+set yrange [0:120]; set ytics 0,20,100; set key top center horizontal
+set grid y; set title "snag workload: frames met (median over the repetitions)"
+set ylabel "frames met (%)"; set xtics rotate by -20 font ",8"
 plot "{data}/frames" using 2:xtic(1) title "RSDL", "" using 3 title "EEVDF\"""")
-# 4. report.md, paragraphs
-setup = dict(reversed([x.split("=", 1) for x in read(f"{out}/setup.txt").split("\n") if "=" in x]))  # the first of each key
-S = lambda k: setup.get(k, "")
-console = read(f"{raw}/rep1-rsdl/console.log")
-version, cmdline = re.search(r"Linux version [^ \n]*", console), re.search(r".*Command line: (.*)", console)
-last_line = lambda p: read(p).rstrip("\n").split("\n")[-1]
-wall = lambda b: read(f"{raw}/{b}/wall-seconds").rstrip("\n") if os.path.exists(f"{raw}/{b}/wall-seconds") else "?"
-clock = "- **clock**: guest CLOCK_MONOTONIC = host wall time (-accel tcg,thread=multi), noisy when the host is busy." \
-    if S("accel") != "icount" else """- **clock**: every time in this report is guest CLOCK_MONOTONIC under `-accel tcg,thread=single -icount shift=4,sleep=off`:
-  guest virtual time, advancing 16 ns per emulated instruction, independent of host load (not host wall time).\n""" + ("""\
-  The vCPUs are emulated by one host thread, so a vCPU runs slower (in guest time) when the others
-  are busy too; the same for both schedulers. The work unit (`calibrate`, once per boot) is measured
-  with all vCPUs busy: "1 ms of work" = 1 ms of CPU time in the loaded state.""" if S("smp").strip().isdigit() and int(S("smp")) > 1
-    else "  One vCPU: the work unit (`calibrate`, once per boot) is 1 ms of that vCPU's time.")
-report = ["# make demo: RSDL versus EEVDF", f"""\
-- date: {S('date')}, mode: {S('mode')}, {sum('rsdl' in b for b in boots)} repetition(s); each repetition boots the same image twice, RSDL then `rsdl=off` (EEVDF)
-- command: `{S('command')}`
-- kernel: `{S('kernel')}` (sha256 {S('kernel_sha256')[:16]}…), {version[0] if version else '?'}, repository commit {S('commit')}
-- host: {S('host_cpus')} CPUs ({S('host_model')}), {S('qemu')}, shared with other jobs
-- guest: QEMU TCG, -smp {S("smp")}, -m 2048M, accel {S('accel')}, kernel command line `{cmdline[1] if cmdline else ''}`
-{clock}
-- rr_interval (RSDL): {next((r for r, s in zip(col('snag', 'rr_ms'), col('snag', 'sched')) if s == 'rsdl'), '')} ms
-- cells: median over the repetitions; min–max = spread over the repetitions; RSDL/EEVDF = ratio of the medians.
-  Expected values (`*_entitled_pct`, `hog_fair_pct`, `expected_pct`) come from each scheduler's own table:
-  RSDL from the spec formulas (guest/lib/rsdl_spec.h: E = usable slots × quota), EEVDF from sched_prio_to_weight.""", "Boots:",
-    "\n".join(f"- `{b}`: {last_line(f'{raw}/{b}/verdict')}, {wall(b)} s wall, vCPU balance at start/end "
-              + "/".join(re.findall(r"vcpu_balance=([0-9.]*)", ktap[b]))
-              + (f", after {n} boot(s) given up for unbalanced vCPUs" if (n := len(glob.glob(glob.escape(f"{raw}/{b}") + ".try*"))) else "") for b in boots),
-    "## 1. The snag workload", """\
-Client every 16.7 ms (absolute timer) → request over a pipe → server burns S ms → reply → client burns 1 ms.
-S: steady 2 ms; ramp (eye candy) 1→9 ms over 1 s; burst 1→2×rr_interval (12 ms) over 1 s, i.e. longer than one quantum.
-Hogs: 2 × vCPUs busy loops at the nice in the scenario name; `srv-10` = server at nice −10 (the remedy).
-Guest source: guest/bench/snag.c; scenario list: guest/lab/run/demo.""", "\n".join([
-    "| scenario | frames met % RSDL | EEVDF | server wake p99 ms RSDL | EEVDF | server wake max ms RSDL | EEVDF | "
-    "server response p99 ms RSDL | EEVDF | frame max ms RSDL | EEVDF |", "|---" * 11 + "|"] + snag),
-    "![frames met](plots/frames-met.png)", "![frame time CDF](plots/frame-time-cdf.png)", """\
-Reading the table: *server wake* is request written → server running; *server response* adds the server's
-own work and every preemption until the reply is read, so it shows a burst cut into quanta. When the pair's demand
-(`demanded_cpu_pct`) is above its entitlement (S2b, S4), missed frames are the fair outcome, not a failure.""",
-    "Latency CDFs (client wake, server wake, server response) per scenario:",
-    "\n".join(f"![{sc}](plots/cdf-{sc}.png)" for sc in scenarios), """\
-All figures (µs unless the name says otherwise; `*_pct` = % of one CPU; demanded/delivered = calibrated work
-the client+server pair asked for / got done per second; `pair_cpu_pct` = their CPU time by the kernel's accounting;
-`hog_fair_pct` = (CPUs − pair CPU) / hogs; `hog_min1s_pct` = smallest share of any hog in any 1 s window):""",
-    side("scenario", "snag", "name", "frames met frames_met_pct long_frames frame_p50_us frame_p99_us frame_max_us "
-         "client_wake_p50_us client_wake_p99_us client_wake_max_us server_wake_p50_us server_wake_p99_us server_wake_max_us "
-         "response_p50_us response_p99_us response_max_us demanded_cpu_pct delivered_cpu_pct pair_cpu_pct client_entitled_pct "
-         "server_entitled_pct hog_share_mean_pct hog_fair_pct hog_jain hog_min1s_pct"),
-    "## 2. Latency under load: cyclictest --policy=other",
-    "`cyclictest -m -q --policy=other -i 1000 -t 1` at the nice in the name, beside 2 × vCPUs nice-0 hogs; µs.",
-    side("run", "cyclictest", "name", "samples p50_us p99_us max_us overflows"),
-    "## 3. Fairness: hog shares against each scheduler's table", """\
-F1: one hog per nice, all pinned to CPU 1. F2: 2 × vCPUs nice-0 hogs, unpinned (expected: CPUs / hogs each).
-Shares in % of one CPU; `min1s_pct`: smallest share of any hog in any 1 s window (starvation view);
-`worst_vs_expected`: smallest ratio measured/expected over the hogs. Jain's index is meaningful for equal nice levels (F2).""",
-    "![hog shares per nice](plots/hog-shares-per-nice.png)", side("run, nice", "share", "name nice hog", "share_pct expected_pct"),
-    side("run", "shares", "name", "jain min1s_pct worst_vs_expected"), "## 4. Throughput and overhead",
-    "hackbench and `perf bench sched messaging`: seconds (lower is better); `perf bench sched pipe`: µs per round trip.",
-    side("benchmark", "bench", "name unit", "value"), """\
-Pick cost: N threads that mostly sleep (each wakes once a second, burns 20 µs) or spin, beside a pipe
-ping-pong between two processes. `pingpong_us`: µs per round trip; `ctxsw_per_s`: /proc/stat;
-`spin_work_pct`: work the spinners got done, % of all CPUs (100 − it = scheduling + ping-pong + kernel cost);
-`create_us_per_task`: pthread_create cost per thread, before the measurement.
-Beside N spinners the ping-pong competes for CPU: under RSDL a task that has used its slots waits for the
-rotation, up to Σ E(others) = N × 20 slots × rr_interval (spec: bounded wait), so with 100 or more spinners it
-may get no round trip at all in the window (`pingpong_ops` = 0, no `pingpong_us`); under EEVDF it gets about 1/(N+2).""",
-    side("run", "pickcost", "name", "pingpong_us pingpong_ops ctxsw_per_s spin_work_pct create_us_per_task"),
-    "## 5. Calibration", side("boot", "calibrate", "cpus", "loops_per_ms loops_per_ms_alone vcpu_balance"),
-    "Raw data: `csv/*.csv` (frames.csv: every frame of every run). Boot logs: `raw/rep<N>-<sched>/`."]
-write(f"{out}/report.md", "\n\n".join(report) + "\n")
-print(f"[report] wrote {out}/report.md, {len(os.listdir(csvd))} CSV files, {len(os.listdir(plots))} plots")
+
+
+def boot_line(raw, boot):
+    """The report's line on one boot: verdict, wall time, vCPU balance, boots given up."""
+    path = f"{raw}/{boot}"
+    verdict = read(f"{path}/verdict").rstrip("\n").split("\n")[-1]
+    wall = "?"
+    if os.path.exists(f"{path}/wall-seconds"):
+        wall = read(f"{path}/wall-seconds").rstrip("\n")
+    balance = "/".join(re.findall(r"vcpu_balance=([0-9.]*)", read(f"{path}/ktap.log")))
+    line = f"- `{boot}`: {verdict}, {wall} s wall, vCPU balance at start/end {balance}"
+    tries = len(glob.glob(glob.escape(path) + ".try*"))
+    if tries:
+        line += f", after {tries} boot(s) given up for unbalanced vCPUs"
+    return line
+
+
+def template_parts():
+    """The parts of demo-report.md.in: {name: text} of the "@@ NAME" lines and what follows."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo-report.md.in")
+    with open(path, encoding="utf-8") as f:
+        pieces = re.split(r"^@@ (\S+)\n", f.read(), flags=re.M)
+    return {name: part.rstrip("\n") for name, part in zip(pieces[1::2], pieces[2::2])}
+
+
+def report(out, boots, tables, scenarios):
+    """The text of report.md: the template part "report" filled in."""
+    raw, snag, parts = f"{out}/raw", tables["snag"], template_parts()
+    setup = {}
+    for line in read(f"{out}/setup.txt").split("\n"):
+        if "=" in line:
+            setup.setdefault(*line.split("=", 1))  # the first line of each key
+    values = {key: setup.get(key, "") for key in SETUP_KEYS}
+    console = read(f"{raw}/rep1-rsdl/console.log")
+    version = re.search(r"Linux version [^ \n]*", console)
+    cmdline = re.search(r".*Command line: (.*)", console)
+    rr_ms = [r for r, s in zip(column(snag, "rr_ms"), column(snag, "sched")) if s == "rsdl"]
+    clock = "clock-wall"
+    if values["accel"] == "icount":
+        smp = values["smp"].strip()
+        clock = "clock-icount-smp" if smp.isdigit() and int(smp) > 1 else "clock-icount-1"
+    values.update(repetitions=sum("rsdl" in boot for boot in boots),
+                  kernel_sha256=setup.get("kernel_sha256", "")[:16],
+                  version=version[0] if version else "?", cmdline=cmdline[1] if cmdline else "",
+                  clock=parts[clock], rr_ms=rr_ms[0] if rr_ms else "",
+                  boots="\n".join(boot_line(raw, boot) for boot in boots),
+                  snag_rows=snag_summary_rows(snag),
+                  cdf_plots="\n".join(f"![{sc}](plots/cdf-{sc}.png)" for sc in scenarios))
+    for name, kind, keys, metrics in SIDE_TABLES:
+        values[name] = side_rows(tables[kind], keys, metrics)
+    return string.Template(parts["report"]).substitute(values) + "\n"
+
+
+def main():
+    """Write csv/, plots/ and report.md into the results directory given as the argument."""
+    if len(sys.argv) != 2:
+        sys.exit("usage: demo-report.py RESULTS_DIR")
+    out = sys.argv[1]
+    raw, csv, plots = f"{out}/raw", f"{out}/csv", f"{out}/plots"
+    os.makedirs(csv, exist_ok=True)
+    os.makedirs(plots, exist_ok=True)
+    found = [os.path.basename(p) for s in SCHEDS for p in glob.glob(f"{glob.escape(raw)}/rep*-{s}")]
+    boots = sorted(found, key=version_key)
+    if not boots:
+        sys.exit(f"[report] error: no boots in {raw}")
+    tables = make_tables(raw, boots)
+    for kind, (header, rows) in tables.items():
+        lines = [header] + rows if header else rows
+        write(f"{csv}/{kind}.csv", "".join(",".join(line) + "\n" for line in lines))
+    cairo = subprocess.run(["gnuplot", "-e", "set terminal pngcairo"], capture_output=True)
+    size = "png size %s" if cairo.returncode else "pngcairo size %s font ',10'"
+    frames = tables["frames"][1]
+    scenarios = [name for name in dict.fromkeys(row[2] for row in frames) if name]
+    with tempfile.TemporaryDirectory() as data:
+        plot_frames(frames, scenarios, plots, data, size)
+        plot_bars(tables["share"], tables["snag"], plots, data, size)
+    write(f"{out}/report.md", report(out, boots, tables, scenarios))
+    print(f"[report] wrote {out}/report.md, {len(os.listdir(csv))} CSV files, "
+          f"{len(os.listdir(plots))} plots")
+
+
+if __name__ == "__main__":
+    main()
