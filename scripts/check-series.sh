@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # check-series.sh — what a maintainer checks before taking patches/:
-#   1. git am of the whole series onto pristine Linux (tag base) succeeds;
+#   1. git am of the whole series onto pristine Linux (tag base) succeeds: prepare-tree.sh
+#      made $LINUX that way; this checks that base..HEAD is one commit per patch;
 #   2. scripts/checkpatch.pl --strict on every patch: no ERROR, no WARNING, and no CHECK
 #      except the one known false positive below;
 #   3. every commit of the series builds on its own (bzImage, the debug flavour's config,
 #      so the KUnit patch is compiled too).
-# It works in its own worktree ($RSDL_WORK/series-wt) and build directory
-# ($RSDL_WORK/build-series), so the lab's tree and kernels stay as they are. Rebuilds are
-# incremental: between two commits kbuild recompiles what changed, ccache the rest.
+# The commits are built in order, checked out one after the other in $LINUX, into the debug
+# kernel's own build directory ($RSDL_WORK/build-debug): kbuild then recompiles between two
+# commits only what changed, and the last commit is HEAD, so the debug kernel of make check
+# is already built when this ends. $LINUX must have no uncommitted changes; it is back at
+# its HEAD afterwards (also when interrupted).
+#
+# Two of the builds are full ones whatever the order: the commits before the one that adds
+# the RSDL task state to include/linux/sched.h (which nearly every object includes), and that
+# one. A build directory shared with the debug kernel saves the third.
 #
 # The allowed CHECK: checkpatch reads the linker-script line "*(__rsdl_sched_class)" in
 # include/asm-generic/vmlinux.lds.h as a C multiplication ("spaces preferred around that
@@ -17,7 +24,6 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 STAGE=series
 t0=$(date +%s)
-WT=$RSDL_WORK/series-wt
 LOGS=$RSDL_WORK/series-logs
 [ -d "$LINUX/.git" ] || die "no kernel tree in $LINUX (scripts/prepare-tree.sh makes it)"
 mapfile -t patches < <(series_patches)
@@ -37,24 +43,27 @@ rm -f "$LOGS"/*
 verdicts=$LOGS/verdict.new
 echo "key=$key" >"$verdicts"
 
-if [ ! -d "$WT/.git" ] && [ ! -f "$WT/.git" ]; then
-	rm -rf "$WT"
-	git -C "$LINUX" worktree prune
-	git -C "$LINUX" worktree add -q --detach "$WT" base
-fi
-cd "$WT"
-[ -d "$(git rev-parse --git-dir)/rebase-apply" ] && git am --abort
-git checkout -q -f --detach base
-# 1. git am onto pristine base (as a user would: committer identity from the lab)
-if ! git -c user.name="RSDL lab" -c user.email=lab@localhost am -q \
-	"${patches[@]/#/$REPO/patches/}" >"$LOGS/git-am.log" 2>&1; then
-	cat "$LOGS/git-am.log"
-	git am --abort || true
-	echo "FAIL  series/git-am  (patches/ does not apply to pristine Linux; $LOGS/git-am.log)"
+cd "$LINUX"
+if ! git diff --quiet HEAD || [ "$(git rev-parse HEAD)" != "$(sed -n 's/^head=//p' .git/lab-applied)" ]; then
+	echo "FAIL  series/run  ($LINUX has uncommitted changes or commits that are not in patches/:" \
+		"commit and 'make export-patches', or run with SERIES=0)"
 	exit 1
 fi
+# the branch (or commit) to come back to
+orig=$(git symbolic-ref -q --short HEAD || git rev-parse HEAD)
+trap 'git -C "$LINUX" checkout -q "$orig"' EXIT
+# the old worktree of this check, before it built in $LINUX
+if [ -e "$RSDL_WORK/series-wt" ]; then
+	git worktree remove --force "$RSDL_WORK/series-wt" 2>/dev/null || rm -rf "$RSDL_WORK/series-wt"
+	git worktree prune
+	rm -rf "$RSDL_WORK/build-series" "$RSDL_WORK/build-series.log"
+fi
+# 1. the commits git am made of patches/ (prepare-tree.sh; it stops when git am fails)
 mapfile -t commits < <(git rev-list --reverse base..HEAD)
-[ ${#commits[@]} = ${#patches[@]} ] || die "${#patches[@]} patches gave ${#commits[@]} commits"
+if [ ${#commits[@]} != ${#patches[@]} ]; then
+	echo "FAIL  series/git-am  (${#patches[@]} patches, ${#commits[@]} commits in base..HEAD of $LINUX)"
+	exit 1
+fi
 echo "PASS  series/git-am  (${#patches[@]} patches apply to pristine Linux $(git rev-parse --short base))" |
 	tee -a "$verdicts"
 
@@ -82,11 +91,10 @@ for i in "${!commits[@]}"; do
 	# 3. build this commit alone
 	git checkout -q --detach "$c"
 	b0=$(date +%s)
-	if LAB_TREE=$WT LAB_BUILD=$RSDL_WORK/build-series "$REPO/scripts/build-kernel.sh" debug \
-		>"$LOGS/build-$n.log" 2>&1; then
+	if "$REPO/scripts/build-kernel.sh" debug >"$LOGS/build-$n.log" 2>&1; then
 		built="builds ($(since "$b0"))"
 	else
-		built="BUILD FAILED (log: $LOGS/build-$n.log, $RSDL_WORK/build-series.log)"
+		built="BUILD FAILED (log: $LOGS/build-$n.log, $RSDL_WORK/build-debug.log)"
 		fail=1
 	fi
 	if [ -n "$bad" ]; then
@@ -100,7 +108,7 @@ for i in "${!commits[@]}"; do
 			tee -a "$verdicts"
 	fi
 done
-git checkout -q --detach "${commits[-1]}"
+git checkout -q "$orig"
 say "logs in $LOGS ($(since "$t0"))"
 [ $fail = 0 ] || exit 1
 mv "$verdicts" "$LOGS/verdict"

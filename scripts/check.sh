@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make check: deps -> tree -> debug kernel -> initramfs -> harness self-tests -> boots,
-# one verdict line per test, "N passed, N failed" at the end.
+# make check: deps -> tree -> series check -> debug kernel -> initramfs -> harness
+# self-tests -> boots, one verdict line per test, "N passed, N failed" at the end.
 #   BOOTS="selftest-warn eevdf-smp2 ..."  run only these boots
 #   KERNEL=/path/bzImage                  test that image instead of building one
 #   ACCEL=icount|multi  (default: icount for 1-CPU boots, multi for SMP boots; see docs/lab.md)
@@ -21,15 +21,20 @@ run_series() {
 }
 
 given_kernel=${KERNEL:-}
+# The series check builds every commit into the debug kernel's build directory, the last
+# one being HEAD, so it comes first: the debug kernel build of lab_chain then has nothing
+# left to do (the chain's deps and tree stages repeat as no-ops).
+if [ -z "$given_kernel" ] && [ "${SERIES:-1}" != 0 ]; then
+	timed deps "$S/deps.sh"
+	timed tree "$S/prepare-tree.sh"
+	series_log=$(mktemp)
+	timed series run_series "$series_log"
+	grep -E '^(PASS|FAIL)  series/' "$series_log" >>"$results" ||
+		echo "FAIL  series/run  (check-series.sh printed no verdict)" >>"$results"
+	rm -f "$series_log"
+fi
 lab_chain debug # timed stages: deps, tree, kernel-debug, initramfs
 if [ -z "$given_kernel" ]; then
-	if [ "${SERIES:-1}" != 0 ]; then
-		series_log=$(mktemp)
-		timed series run_series "$series_log"
-		grep -E '^(PASS|FAIL)  series/' "$series_log" >>"$results" ||
-			echo "FAIL  series/run  (check-series.sh printed no verdict)" >>"$results"
-		rm -f "$series_log"
-	fi
 	kconfig=$RSDL_WORK/build-debug/.config
 else
 	KERNEL=$(realpath "$KERNEL")
