@@ -5,7 +5,9 @@
 # usage: run-qemu.sh -k BZIMAGE [-i INITRAMFS] [-s SMP] [-m MEM] [-a multi|icount]
 #                    [-c "EXTRA CMDLINE"] [-n NAME] [-o RUNDIR] [-t TIMEOUT_S] [-I]
 #   -a icount: -accel tcg,thread=single -icount shift=4,sleep=off (reproducible guest
-#              time, the default); multi: -accel tcg,thread=multi (faster wall time)
+#              time, the default; ICOUNT_SHIFT=N in the environment sets the shift: one
+#              instruction = 2^N ns of guest time); multi: -accel tcg,thread=multi (faster
+#              wall time)
 #   -I         interactive: the console is this terminal (Ctrl-a x quits), no timeout
 #
 # Exit status: the guest's status (from isa-debug-exit), 124 on timeout, 125 when the guest
@@ -38,7 +40,7 @@ mkdir -p "$dir"
 
 case $accel in
 multi) accel_args=(-accel tcg,thread=multi) ;;
-icount) accel_args=(-accel tcg,thread=single -icount shift=4,sleep=off) ;;
+icount) accel_args=(-accel tcg,thread=single -icount "shift=${ICOUNT_SHIFT:-4},sleep=off") ;;
 *) die "unknown accel mode '$accel' (multi or icount)" ;;
 esac
 # lab.clock tells the guest's tests whether its clock follows the instruction count
