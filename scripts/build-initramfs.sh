@@ -81,7 +81,9 @@ chmod 644 lab/run/*.list
 for f in $(test_bins) $(test_extras); do cp "$f" lab/tests/; done
 cp "$LAB/profile" etc/profile
 # nobody/nogroup: trinity -X (the soak) drops to the user it finds with getpwnam("nobody")
-printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' >etc/passwd
+# vforker: the soak's vforkmany stressor, under an RLIMIT_NPROC of its own
+printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' \
+	'vforker:x:65533:65534:vforkmany:/nonexistent:/bin/false' >etc/passwd
 printf '%s\n' 'root:x:0:' 'nogroup:x:65534:' >etc/group
 mknod -m 600 dev/console c 5 1 2>/dev/null || true
 find . -print0 | sort -z | cpio --null -o -H newc --owner=0:0 --quiet | gzip -6 >"$OUT.tmp"
