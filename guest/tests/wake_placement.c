@@ -214,7 +214,8 @@ static void sleeper(void *unused)
 	_exit(0);
 }
 
-static void print_stats(const char *what, const int64_t *v, int n)
+/* Prints p50, p99 and max of @n latencies; returns the p99 */
+static int64_t print_stats(const char *what, const int64_t *v, int n)
 {
 	static int64_t tmp[ROUNDS * (NB > NA ? NB : NA)];
 	struct lat_stats st;
@@ -223,6 +224,7 @@ static void print_stats(const char *what, const int64_t *v, int n)
 	st = lat_summary(tmp, n);
 	ktap_diag("%-34s n=%4d  p50 %7.1f us  p99 %7.1f us  max %8.1f us", what, n, US(st.p50),
 		  US(st.p99), US(st.max));
+	return st.p99;
 }
 
 static int64_t p99_of(const int64_t *v, int n)
@@ -294,12 +296,10 @@ int main(void)
 	ktap_diag("discarded waits (woken before blocking) %d, timeouts %d", w->discarded,
 		  w->timeouts);
 
-	print_stats("A baseline, sleeper on idle CPU 0:", all_a, n_a);
-	p99a = p99_of(all_a, n_a);
+	p99a = print_stats("A baseline, sleeper on idle CPU 0:", all_a, n_a);
 	if (off0)
 		ktap_diag("A: %d wakeups not on CPU 0 (pinned there!)", off0);
-	print_stats("B placement, blocked on busy CPU 1:", all_b, n_b);
-	p99b = p99_of(all_b, n_b);
+	p99b = print_stats("B placement, blocked on busy CPU 1:", all_b, n_b);
 	print_stats("B run_delay growth per wakeup:", all_rd, n_b);
 	ktap_diag("B: %d of %d wakeups ran on an idle CPU (%.1f%%), %d on the busy CPU 1; "
 		  "%d times the sleeper was not on CPU 1 before waiting", on_idle, n_b,
