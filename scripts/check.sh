@@ -54,13 +54,15 @@ ver=$(strings "$KERNEL" | grep -m1 -o '^6\.[0-9.]*[^ ]* ([^)]*)' || true)
 say "kernel: $KERNEL (${ver:-?})," \
 	"$([ -n "$has_rsdl" ] && echo 'CONFIG_SCHED_RSDL=y' || echo 'no CONFIG_SCHED_RSDL')"
 
-all="selftest-warn selftest-fail eevdf-smp1 rsdl-smp1 eevdf-smp2 rsdl-smp2 eevdf-smp4 rsdl-smp4"
+all="selftest-warn selftest-fail eevdf-smp1 rsdl-smp1 eevdf-smp2 rsdl-smp2 eevdf-smp4 rsdl-smp4 eevdf-smp4-iso rsdl-smp4-iso"
 boots=${BOOTS:-$all}
 runs=$RSDL_WORK/runs/$(date +%Y%m%d-%H%M%S)-check
 # The trace instance "lab" has sched_switch enabled from start_kernel(), before the other
 # CPUs run, so the accounting test never patches __schedule() at run time: under QEMU's
 # multi-threaded TCG that crashed guests (Oops: int3, stock EEVDF too; accounting.c).
 suite_cmdline="lab.run=suite trace_instance=lab^traceoff,sched:sched_switch"
+# The -iso boots: CPU 3 outside every sched domain; the suite runs only its ",iso" lines there
+iso_cmdline="isolcpus=domain,3"
 not_run=()
 
 # boot_accel SMP: how QEMU runs a boot with SMP vCPUs: ACCEL if set, else icount for one
@@ -84,7 +86,7 @@ boot() {
 # greppable "key=value" lines of each boot's ktap.log, and the RSDL/EEVDF throughput ratio
 # of the 4-CPU boots (median seconds, lower is better: ratio > 1 = RSDL slower)
 smp_numbers() {
-	local b f v keys='jain_index|wake_p99_us|baseline_p99_us|hackbench_s|messaging_s'
+	local b f v keys='jain_index|wake_p99_us|baseline_p99_us|hackbench_s|messaging_s|iso_pct'
 	for b in $boots; do
 		f=$runs/$b/ktap.log
 		[ -f "$f" ] || continue
@@ -133,6 +135,18 @@ run_boot() {
 			echo "FAIL  harness/$b  (the failing guest test was not reported; see $runs/$b)" >>"$out"
 		fi
 		;;
+	eevdf-smp4-iso)
+		boot "$b" 4 "rsdl=off $iso_cmdline $suite_cmdline" || true
+		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$out"
+		;;
+	rsdl-smp4-iso)
+		if [ -z "$has_rsdl" ]; then
+			echo "$b" >"$runs/$b/not-run"
+			return 0
+		fi
+		boot "$b" 4 "$iso_cmdline $suite_cmdline" || true
+		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$out"
+		;;
 	eevdf-smp[0-9]*)
 		boot "$b" "${b#eevdf-smp}" "rsdl=off $suite_cmdline" || true
 		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$out"
@@ -158,6 +172,7 @@ side_by_side= one_by_one=
 for b in $boots; do
 	case $b in
 	selftest-warn | selftest-fail) smp=1 ;;
+	eevdf-smp4-iso | rsdl-smp4-iso) smp=4 ;;
 	eevdf-smp[0-9]* | rsdl-smp[0-9]*) smp=${b##*-smp} ;;
 	*) die "unknown boot '$b' (known: $all)" ;;
 	esac
