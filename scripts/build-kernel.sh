@@ -15,13 +15,11 @@ case $flavour in
 debug) fragments=(base debug rsdl) ;;
 perf) fragments=(base rsdl) ;;
 soak) fragments=(base debug rsdl soak) ;;
-pristine) fragments=(base debug soak) LINUX=${LAB_TREE:-$RSDL_WORK/pristine} ;;
+pristine) fragments=(base debug soak) LINUX=$RSDL_WORK/pristine ;;
 *) die "unknown flavour $flavour (debug, perf, soak or pristine)" ;;
 esac
 STAGE=kernel-$flavour
-# LAB_TREE / LAB_BUILD: build another tree into another directory (check-series.sh)
-LINUX=${LAB_TREE:-$LINUX}
-B=${LAB_BUILD:-$RSDL_WORK/build-$flavour}
+B=$RSDL_WORK/build-$flavour
 LOG=$B.log
 frags=("${fragments[@]/#/$REPO/configs/}")
 frags=("${frags[@]/%/.config}")

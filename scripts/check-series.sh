@@ -108,7 +108,6 @@ for i in "${!commits[@]}"; do
 			tee -a "$verdicts"
 	fi
 done
-git checkout -q "$orig"
 say "logs in $LOGS ($(since "$t0"))"
 [ $fail = 0 ] || exit 1
 mv "$verdicts" "$LOGS/verdict"
