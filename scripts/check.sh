@@ -86,7 +86,7 @@ boot() {
 # greppable "key=value" lines of each boot's ktap.log, and the RSDL/EEVDF throughput ratio
 # of the 4-CPU boots (median seconds, lower is better: ratio > 1 = RSDL slower)
 smp_numbers() {
-	local b f v keys='jain_index|wake_p99_us|baseline_p99_us|hackbench_s|messaging_s|iso_pct'
+	local b f v keys='jain_index|wake_p99_us|baseline_p99_us|hackbench_s|messaging_s|hackbench_ctxt|messaging_ctxt|iso_pct'
 	for b in $boots; do
 		f=$runs/$b/ktap.log
 		[ -f "$f" ] || continue
@@ -94,12 +94,13 @@ smp_numbers() {
 		[ -z "$v" ] || echo "numbers $b: $v"
 	done
 	[ -f "$runs/rsdl-smp4/ktap.log" ] && [ -f "$runs/eevdf-smp4/ktap.log" ] || return 0
-	for v in hackbench_s messaging_s; do
+	# seconds, then context switches per run (the throughput test's medians)
+	for v in hackbench_s messaging_s hackbench_ctxt messaging_ctxt; do
 		awk -v k="$v" -F'[= ]' '
 			FNR == 1 { n++ }
 			{ for (i = 1; i < NF; i++) if ($i == k) x[n] = $(i + 1) }
 			END { if (x[1] > 0 && x[2] > 0)
-				printf "throughput smp4 %s: RSDL %.3f s / EEVDF %.3f s = %.2f\n", k, x[1], x[2], x[1] / x[2] }
+				printf "throughput smp4 %s: RSDL %g / EEVDF %g = %.2f\n", k, x[1], x[2], x[1] / x[2] }
 		' "$runs/rsdl-smp4/ktap.log" "$runs/eevdf-smp4/ktap.log"
 	done
 }
