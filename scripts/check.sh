@@ -54,15 +54,29 @@ ver=$(strings "$KERNEL" | grep -m1 -o '^6\.[0-9.]*[^ ]* ([^)]*)' || true)
 say "kernel: $KERNEL (${ver:-?})," \
 	"$([ -n "$has_rsdl" ] && echo 'CONFIG_SCHED_RSDL=y' || echo 'no CONFIG_SCHED_RSDL')"
 
-all="selftest-warn selftest-fail eevdf-smp1 rsdl-smp1 eevdf-smp2 rsdl-smp2 eevdf-smp4 rsdl-smp4 eevdf-smp4-iso rsdl-smp4-iso"
+all="selftest-warn selftest-fail eevdf-smp1 rsdl-smp1 eevdf-smp2 rsdl-smp2 eevdf-smp4 rsdl-smp4
+	eevdf-smp4-iso rsdl-smp4-iso eevdf-smp6-llc rsdl-smp6-llc"
 boots=${BOOTS:-$all}
 runs=$RSDL_WORK/runs/$(date +%Y%m%d-%H%M%S)-check
 # The trace instance "lab" has sched_switch enabled from start_kernel(), before the other
 # CPUs run, so the accounting test never patches __schedule() at run time: under QEMU's
 # multi-threaded TCG that crashed guests (Oops: int3, stock EEVDF too; accounting.c).
 suite_cmdline="lab.run=suite trace_instance=lab^traceoff,sched:sched_switch"
-# The -iso boots: CPU 3 outside every sched domain; the suite runs only its ",iso" lines there
-iso_cmdline="isolcpus=domain,3"
+# boot_shape BOOT: "SMP|EXTRA" for an eevdf-smpN[-TAG] or rsdl-smpN[-TAG] boot: QEMU's -smp
+# value and the extra command line. The tagged boots run only the suite lines of their tag:
+# -iso: CPU 3 outside every sched domain; -llc: three last-level caches of two CPUs.
+boot_shape() {
+	local n=${1#*-smp} tag
+	tag=${n#*-}
+	n=${n%%-*}
+	[ "$tag" != "$n" ] || tag=
+	case $tag in
+	"") echo "$n|" ;;
+	iso) echo "$n|isolcpus=domain,3 lab.tag=iso" ;;
+	llc) echo "$n,sockets=3,cores=2|lab.tag=llc" ;;
+	*) return 1 ;;
+	esac
+}
 not_run=()
 
 # boot_accel SMP: how QEMU runs a boot with SMP vCPUs: ACCEL if set, else icount for one
@@ -86,7 +100,7 @@ boot() {
 # greppable "key=value" lines of each boot's ktap.log, and the RSDL/EEVDF throughput ratio
 # of the 4-CPU boots (median seconds, lower is better: ratio > 1 = RSDL slower)
 smp_numbers() {
-	local b f v keys='jain_index|wake_p99_us|baseline_p99_us|hackbench_s|messaging_s|hackbench_ctxt|messaging_ctxt|iso_pct'
+	local b f v keys='jain_index|wake_p99_us|baseline_p99_us|hackbench_s|messaging_s|hackbench_ctxt|messaging_ctxt|iso_pct|llc_pct'
 	for b in $boots; do
 		f=$runs/$b/ktap.log
 		[ -f "$f" ] || continue
@@ -109,7 +123,7 @@ smp_numbers() {
 # reason it could not run to $runs/NAME/not-run, its wall time to $runs/NAME/took, and
 # what a person reads to stdout once the boot is over.
 run_boot() {
-	local b=$1 t0 out=$runs/$1/results
+	local b=$1 t0 out=$runs/$1/results smp extra
 	t0=$(date +%s)
 	mkdir -p "$runs/$b"
 	: >"$out"
@@ -136,28 +150,18 @@ run_boot() {
 			echo "FAIL  harness/$b  (the failing guest test was not reported; see $runs/$b)" >>"$out"
 		fi
 		;;
-	eevdf-smp4-iso)
-		boot "$b" 4 "rsdl=off $iso_cmdline $suite_cmdline" || true
+	eevdf-smp*)
+		IFS='|' read -r smp extra <<<"$(boot_shape "$b")"
+		boot "$b" "$smp" "rsdl=off $extra $suite_cmdline" || true
 		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$out"
 		;;
-	rsdl-smp4-iso)
+	rsdl-smp*)
 		if [ -z "$has_rsdl" ]; then
 			echo "$b" >"$runs/$b/not-run"
 			return 0
 		fi
-		boot "$b" 4 "$iso_cmdline $suite_cmdline" || true
-		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$out"
-		;;
-	eevdf-smp[0-9]*)
-		boot "$b" "${b#eevdf-smp}" "rsdl=off $suite_cmdline" || true
-		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$out"
-		;;
-	rsdl-smp[0-9]*)
-		if [ -z "$has_rsdl" ]; then
-			echo "$b" >"$runs/$b/not-run"
-			return 0
-		fi
-		boot "$b" "${b#rsdl-smp}" "$suite_cmdline" || true
+		IFS='|' read -r smp extra <<<"$(boot_shape "$b")"
+		boot "$b" "$smp" "$extra $suite_cmdline" || true
 		grep -E '^(PASS|FAIL)  ' "$runs/$b/verdict" >>"$out"
 		;;
 	esac
@@ -173,8 +177,10 @@ side_by_side= one_by_one=
 for b in $boots; do
 	case $b in
 	selftest-warn | selftest-fail) smp=1 ;;
-	eevdf-smp4-iso | rsdl-smp4-iso) smp=4 ;;
-	eevdf-smp[0-9]* | rsdl-smp[0-9]*) smp=${b##*-smp} ;;
+	eevdf-smp[0-9]* | rsdl-smp[0-9]*)
+		smp=$(boot_shape "$b") || die "unknown boot '$b' (known: $all)"
+		smp=${smp%%|*}
+		;;
 	*) die "unknown boot '$b' (known: $all)" ;;
 	esac
 	if [ "$(boot_accel "$smp")" = icount ]; then side_by_side+=" $b"; else one_by_one+=" $b"; fi
