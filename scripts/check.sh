@@ -100,7 +100,7 @@ boot() {
 # greppable "key=value" lines of each boot's ktap.log, and the RSDL/EEVDF throughput ratio
 # of the 4-CPU boots (median seconds, lower is better: ratio > 1 = RSDL slower)
 smp_numbers() {
-	local b f v keys='jain_index|wake_p99_us|baseline_p99_us|hackbench_s|messaging_s|hackbench_ctxt|messaging_ctxt|iso_pct|llc_pct'
+	local b f v keys='jain_index|wake_p99_us|baseline_p99_us|hackbench_s|messaging_s|hackbench_ctxt|messaging_ctxt|iso_pct|llc_pct|idle_kicks'
 	for b in $boots; do
 		f=$runs/$b/ktap.log
 		[ -f "$f" ] || continue
