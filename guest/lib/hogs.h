@@ -7,11 +7,14 @@
  *  - spawn_gated(): any body, with an affinity, started by gate_open() (the SMP
  *    tests), spin_loop() its hog body;
  *  - unit_hogs_*(): hogs counting calibrated work units (the bench programs);
- *  - run_wake_sampler(): absolute-timer sleeps, latency per wake.
+ *  - run_wake_sampler(): absolute-timer sleeps, latency per wake;
+ *  - futex_waker_loop(), futex_wait_woken(): a spinning hog that wakes a
+ *    sleeper 1..3 ms after it armed a futex (the placement tests).
  */
 #ifndef LAB_HOGS_H
 #define LAB_HOGS_H
 
+#include <linux/futex.h>
 #include "stats.h"
 #include "tasks.h"
 #include "timing.h"
@@ -432,6 +435,82 @@ static inline int run_wake_sampler(const struct task_cfg *c, int64_t *lat, int n
 	}
 	munmap((void *)ready, sizeof(int));
 	return (WIFEXITED(st) && WEXITSTATUS(st) == 0) ? 0 : -1;
+}
+
+/* ---- a hog that wakes a sleeper by futex -------------------------------------- */
+
+struct futex_wake {
+	volatile int fut;		/* 1: armed by the sleeper, 2: woken by the hog */
+	volatile int stop;
+	volatile int64_t t_wake;	/* CLOCK_MONOTONIC just before the last wake */
+	int discarded, timeouts;	/* the sleeper's waits that did not count */
+};
+
+static inline long lab_futex(volatile int *uaddr, int op, int val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, uaddr, op, val, ts, NULL, 0);
+}
+
+/*
+ * The hog's body: spins; 1..3 ms (from @seed) after the sleeper armed @f->fut,
+ * wakes it with FUTEX_WAKE (a plain, not a sync, wakeup); until @f->stop or
+ * @end_ns. Then _exit(0).
+ */
+static inline void futex_waker_loop(struct futex_wake *f, uint64_t seed, int64_t end_ns)
+{
+	int64_t armed_at = 0, delay = 0;
+
+	while (!f->stop && now_ns() < end_ns) {
+		for (int i = 0; i < HOG_INNER; i++)
+			__asm__ __volatile__("" ::: "memory");
+		if (__atomic_load_n(&f->fut, __ATOMIC_SEQ_CST) != 1) {
+			armed_at = 0;
+			continue;
+		}
+		int64_t t = now_ns();
+
+		if (!armed_at) {
+			armed_at = t;
+			delay = lcg_range(&seed, NSEC_PER_MSEC, 3 * NSEC_PER_MSEC);
+			continue;
+		}
+		if (t - armed_at < delay)
+			continue;
+		f->t_wake = now_ns();
+		__atomic_store_n(&f->fut, 2, __ATOMIC_SEQ_CST);
+		lab_futex(&f->fut, FUTEX_WAKE, 1, NULL);
+		armed_at = 0;
+	}
+	_exit(0);
+}
+
+/*
+ * The sleeper's side: arm, wait (2 s at most). Returns the latency (ns) from
+ * the hog's clock before the wake to this one after the wait, or -1 when the
+ * wait does not count (woken before it blocked, a spurious return, timeout).
+ */
+static inline int64_t futex_wait_woken(struct futex_wake *f)
+{
+	struct timespec to = { .tv_sec = 2 };
+	long r;
+	int64_t t;
+
+	__atomic_store_n(&f->fut, 1, __ATOMIC_SEQ_CST);
+	r = lab_futex(&f->fut, FUTEX_WAIT, 1, &to);
+	t = now_ns();
+	if (r && errno == ETIMEDOUT) {
+		f->timeouts++;
+		__atomic_store_n(&f->fut, 0, __ATOMIC_SEQ_CST);
+		return -1;
+	}
+	if (r || __atomic_load_n(&f->fut, __ATOMIC_SEQ_CST) != 2) {
+		/* EAGAIN: the hog woke it before it blocked; or a spurious return */
+		while (__atomic_load_n(&f->fut, __ATOMIC_SEQ_CST) == 1)
+			lab_futex(&f->fut, FUTEX_WAIT, 1, &to);
+		f->discarded++;
+		return -1;
+	}
+	return t - f->t_wake;
 }
 
 #endif /* LAB_HOGS_H */

@@ -118,6 +118,36 @@ static inline uint64_t cpuset_bits(const cpu_set_t *set)
 	return b;
 }
 
+/* "1,3-5" (a sysfs or cmdline CPU list) -> bit mask of CPUs < 64; stops at the first
+ * other character */
+static inline uint64_t cpulist_bits(const char *s)
+{
+	uint64_t m = 0;
+
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b;
+
+		if (end == s)
+			break;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s)
+				break;
+		}
+		for (long c = a; c <= b && c < 64; c++)
+			if (c >= 0)
+				m |= 1ULL << c;
+		s = end;
+		if (*s != ',')
+			break;
+		s++;
+	}
+	return m;
+}
+
 /* "0,2-3" style text of a CPU bit mask (static buffer, one call per printf). */
 static inline const char *bits_str(uint64_t b, char *buf, size_t len)
 {

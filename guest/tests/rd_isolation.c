@@ -88,35 +88,6 @@ static int n_online;
 /* CPUs the loops report arrivals on (subtest 1) */
 static uint64_t watch;
 
-/* "1,3-5" -> bit mask (CPUs < MAXCPU); stops at the first other character */
-static uint64_t parse_cpulist(const char *s)
-{
-	uint64_t m = 0;
-
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b;
-
-		if (end == s)
-			break;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s)
-				break;
-		}
-		for (long c = a; c <= b && c < MAXCPU; c++)
-			if (c >= 0)
-				m |= 1ULL << c;
-		s = end;
-		if (*s != ',')
-			break;
-		s++;
-	}
-	return m;
-}
-
 /*
  * isolcpus= in the command line @cmdline (modified): returns the CPUs it
  * isolates from the sched domains, 0 if it has flags without "domain";
@@ -148,7 +119,7 @@ static uint64_t parse_isolcpus(char *cmdline, int *present)
 				v++;
 		}
 		if (!flags || domain)
-			m |= parse_cpulist(v);
+			m |= cpulist_bits(v);
 	}
 	return m;
 }
@@ -297,7 +268,7 @@ static void test_isolcpus(int asked, int want_cpu)
 	int64_t t0, t1;
 
 	if (read_file("/sys/devices/system/cpu/isolated", buf, sizeof(buf)) >= 0)
-		sys_iso = parse_cpulist(buf);
+		sys_iso = cpulist_bits(buf);
 	iso = want_cpu >= 0 ? 1ULL << want_cpu : sys_iso & on;
 	ktap_diag("isolcpus: CPUs isolated from the sched domains (sysfs): %s, watched: %s%s",
 		  sys_iso ? bits_str(sys_iso, b1, sizeof(b1)) : "none",
@@ -599,7 +570,7 @@ int main(int argc, char **argv)
 	if (boot_iso)
 		asked = 1;
 	if (read_file("/sys/devices/system/cpu/isolated", val, sizeof(val)) >= 0)
-		sys_iso = parse_cpulist(val);
+		sys_iso = cpulist_bits(val);
 	ktap_diag("scheduler: %s, %d CPUs online, isolcpus= on the command line: %s%s%s",
 		  sched_name(), n_online, present ? "yes" : "no",
 		  boot_iso ? ", domain CPUs " : "", boot_iso ? bits_str(boot_iso, b1, sizeof(b1)) : "");

@@ -30,7 +30,6 @@
  * "measured" is checked: fair's wake_affine() may keep the wakee near its
  * previous CPU.
  */
-#include <linux/futex.h>
 #include "util.h"
 
 #define NWAKE 200
@@ -38,49 +37,14 @@
 #define RUN_MAX_NS (60 * NSEC_PER_SEC)
 
 struct wl_shared {
-	volatile int fut;	/* 1: armed by the sleeper, 2: woken by the waker */
-	volatile int stop;
+	struct futex_wake f;
 	int cpu[NWAKE];
-	int n, discarded, timeouts, err;
+	int n, err;
 };
 
 static struct wl_shared *w;
 static uint64_t group[MAXCPU];	/* LLC groups as CPU bit masks, by lowest CPU */
 static int ngroups;
-
-static long futex(volatile int *uaddr, int op, int val, const struct timespec *ts)
-{
-	return syscall(SYS_futex, uaddr, op, val, ts, NULL, 0);
-}
-
-/* "1,3-5" -> bit mask of CPUs < MAXCPU */
-static uint64_t cpulist_bits(const char *s)
-{
-	uint64_t m = 0;
-
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b;
-
-		if (end == s)
-			break;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s)
-				break;
-		}
-		for (long c = a; c <= b && c < MAXCPU; c++)
-			if (c >= 0)
-				m |= 1ULL << c;
-		s = end;
-		if (*s != ',')
-			break;
-		s++;
-	}
-	return m;
-}
 
 /* The CPUs sharing @cpu's highest-level cache, 0 if sysfs has none */
 static uint64_t llc_of(int cpu)
@@ -137,54 +101,8 @@ static int nth_cpu(uint64_t m, int k)
 /* The waker: spins; 1..3 ms after the sleeper armed the futex, wakes it */
 static void waker(void *unused)
 {
-	uint64_t seed = 11;
-	int64_t armed_at = 0, delay = 0, end = now_ns() + RUN_MAX_NS;
-
 	(void)unused;
-	while (!w->stop && now_ns() < end) {
-		for (int i = 0; i < HOG_INNER; i++)
-			__asm__ __volatile__("" ::: "memory");
-		if (__atomic_load_n(&w->fut, __ATOMIC_SEQ_CST) != 1) {
-			armed_at = 0;
-			continue;
-		}
-		int64_t t = now_ns();
-
-		if (!armed_at) {
-			armed_at = t;
-			delay = lcg_range(&seed, NSEC_PER_MSEC, 3 * NSEC_PER_MSEC);
-			continue;
-		}
-		if (t - armed_at < delay)
-			continue;
-		__atomic_store_n(&w->fut, 2, __ATOMIC_SEQ_CST);
-		futex(&w->fut, FUTEX_WAKE, 1, NULL);
-		armed_at = 0;
-	}
-	_exit(0);
-}
-
-/* Arm and wait; 0 when woken by the waker, -1 when discarded */
-static int wait_once(void)
-{
-	struct timespec to = { .tv_sec = 2 };
-	long r;
-
-	__atomic_store_n(&w->fut, 1, __ATOMIC_SEQ_CST);
-	r = futex(&w->fut, FUTEX_WAIT, 1, &to);
-	if (r && errno == ETIMEDOUT) {
-		w->timeouts++;
-		__atomic_store_n(&w->fut, 0, __ATOMIC_SEQ_CST);
-		return -1;
-	}
-	if (r || __atomic_load_n(&w->fut, __ATOMIC_SEQ_CST) != 2) {
-		/* woken before it blocked, or a spurious return */
-		while (__atomic_load_n(&w->fut, __ATOMIC_SEQ_CST) == 1)
-			futex(&w->fut, FUTEX_WAIT, 1, &to);
-		w->discarded++;
-		return -1;
-	}
-	return 0;
+	futex_waker_loop(&w->f, 11, now_ns() + RUN_MAX_NS);
 }
 
 static void sleeper(void *arg)
@@ -202,7 +120,7 @@ static void sleeper(void *arg)
 			w->err = errno;
 			_exit(1);
 		}
-		if (wait_once())
+		if (futex_wait_woken(&w->f) < 0)
 			continue;
 		w->cpu[w->n++] = sched_getcpu();
 	}
@@ -257,7 +175,7 @@ int main(void)
 	sp = spawn_gated(sleeper, &prev, NULL, &gs);
 	gate_open(&gs);
 	st = reap_child(sp);
-	w->stop = 1;
+	w->f.stop = 1;
 	kill_child(wk);
 	kill_child(hog[0]);
 	kill_child(hog[1]);
@@ -277,7 +195,7 @@ int main(void)
 			ktap_diag("CPU %d: %d wakeups", c, per_cpu[c]);
 	ktap_diag("per LLC group: G0 %d, G1 (the wakee's, busy) %d, G2 (the waker's) %d; "
 		  "discarded %d, timeouts %d", in_group[0], in_group[1], in_group[2],
-		  w->discarded, w->timeouts);
+		  w->f.discarded, w->f.timeouts);
 	ktap_diag("llc_pct=%.1f sched=%s (wakeups on CPU %d, the idle CPU of the waker's cache)",
 		  w->n ? 100.0 * per_cpu[target] / w->n : 0.0, sched_name(), target);
 	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) || w->n < NWAKE / 2)

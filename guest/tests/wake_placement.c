@@ -56,8 +56,6 @@
  * of the idle vCPU: when A's p99 alone exceeds 1 ms the output says the
  * emulated machine cannot deliver the bound at that moment (the bound stays).
  */
-#include <linux/futex.h>
-
 #include "util.h"
 
 #define NA 400
@@ -67,75 +65,19 @@
 #define PHASE_MAX_NS (40 * NSEC_PER_SEC)
 
 struct wp_shared {
-	volatile int fut;		/* 1: armed by the sleeper, 2: woken by the hog */
-	volatile int stop;
-	volatile int64_t t_wake;
+	struct futex_wake f;
 	int64_t lat_a[NA], lat_b[NB], rd_b[NB];
 	int cpu_a[NA], cpu_b[NB], from_b[NB];
-	int na, nb, discarded, timeouts, err;
+	int na, nb, err;
 };
 
 static struct wp_shared *w;
 
-static long futex(volatile int *uaddr, int op, int val, const struct timespec *ts)
-{
-	return syscall(SYS_futex, uaddr, op, val, ts, NULL, 0);
-}
-
 /* The hog on CPU 1: spins; 1..3 ms after the sleeper armed the futex, wakes it. */
 static void waker(void *unused)
 {
-	uint64_t seed = 7;
-	int64_t armed_at = 0, delay = 0, end = now_ns() + (ROUNDS + 2) * PHASE_MAX_NS;
-
 	(void)unused;
-	while (!w->stop && now_ns() < end) {
-		for (int i = 0; i < HOG_INNER; i++)
-			__asm__ __volatile__("" ::: "memory");
-		if (__atomic_load_n(&w->fut, __ATOMIC_SEQ_CST) != 1) {
-			armed_at = 0;
-			continue;
-		}
-		int64_t t = now_ns();
-
-		if (!armed_at) {
-			armed_at = t;
-			delay = lcg_range(&seed, NSEC_PER_MSEC, 3 * NSEC_PER_MSEC);
-			continue;
-		}
-		if (t - armed_at < delay)
-			continue;
-		w->t_wake = now_ns();
-		__atomic_store_n(&w->fut, 2, __ATOMIC_SEQ_CST);
-		futex(&w->fut, FUTEX_WAKE, 1, NULL);
-		armed_at = 0;
-	}
-	_exit(0);
-}
-
-/* Arm, wait; returns the latency (ns), or -1 (discarded: woken before blocking, timeout). */
-static int64_t wait_once(void)
-{
-	struct timespec to = { .tv_sec = 2 };
-	long r;
-	int64_t t;
-
-	__atomic_store_n(&w->fut, 1, __ATOMIC_SEQ_CST);
-	r = futex(&w->fut, FUTEX_WAIT, 1, &to);
-	t = now_ns();
-	if (r && errno == ETIMEDOUT) {
-		w->timeouts++;
-		__atomic_store_n(&w->fut, 0, __ATOMIC_SEQ_CST);
-		return -1;
-	}
-	if (r || __atomic_load_n(&w->fut, __ATOMIC_SEQ_CST) != 2) {
-		/* EAGAIN: the hog woke it before it blocked; or a spurious return */
-		while (__atomic_load_n(&w->fut, __ATOMIC_SEQ_CST) == 1)
-			futex(&w->fut, FUTEX_WAIT, 1, &to);
-		w->discarded++;
-		return -1;
-	}
-	return t - w->t_wake;
+	futex_waker_loop(&w->f, 7, now_ns() + (ROUNDS + 2) * PHASE_MAX_NS);
 }
 
 static long long run_delay_self(void)
@@ -153,7 +95,7 @@ static int wait_a(const cpu_set_t *zero)
 
 	if (sched_setaffinity(0, sizeof(*zero), zero))
 		return -1;
-	lat = wait_once();
+	lat = futex_wait_woken(&w->f);
 	if (lat >= 0) {
 		w->lat_a[w->na] = lat;
 		w->cpu_a[w->na] = sched_getcpu();
@@ -173,7 +115,7 @@ static int wait_b(const cpu_set_t *one, const cpu_set_t *all)
 		return -1;
 	from = sched_getcpu();
 	rd0 = run_delay_self();
-	lat = wait_once();
+	lat = futex_wait_woken(&w->f);
 	if (lat < 0)
 		return 0;
 	w->lat_b[w->nb] = lat;
@@ -292,9 +234,9 @@ int main(void)
 	sleep_ms(100);
 	for (int r = 0; r < ROUNDS; r++)
 		round_run(r + 1, &ra[r], &rb[r]);
-	w->stop = 1;
-	ktap_diag("discarded waits (woken before blocking) %d, timeouts %d", w->discarded,
-		  w->timeouts);
+	w->f.stop = 1;
+	ktap_diag("discarded waits (woken before blocking) %d, timeouts %d", w->f.discarded,
+		  w->f.timeouts);
 
 	p99a = print_stats("A baseline, sleeper on idle CPU 0:", all_a, n_a);
 	if (off0)
