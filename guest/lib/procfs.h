@@ -73,15 +73,55 @@ static inline const char *sched_name(void)
 	return sched_is_rsdl() ? "RSDL" : "EEVDF";
 }
 
+/* The value of an integer sysctl (>= 0), or -1 where it cannot be read */
+static inline int sysctl_int_get(const char *path)
+{
+	long long v;
+
+	if (read_ll(path, &v) < 0 || v < 0)
+		return -1;
+	return (int)v;
+}
+
+/* Write @saved back to @path if it was saved (>= 0) */
+static inline void sysctl_int_restore(const char *path, int saved)
+{
+	char buf[32];
+
+	if (saved >= 0) {
+		snprintf(buf, sizeof(buf), "%d\n", saved);
+		write_file(path, buf);
+	}
+}
+
+/*
+ * Set the integer sysctl @path to @val. The first call (*@saved < 0) remembers the
+ * old value in *@saved and registers @restore (which writes it back) at exit.
+ * Returns 0, -ENOENT (the file is missing), or -errno of the write.
+ */
+static inline int sysctl_int_set(const char *path, int *saved, void (*restore)(void), int val)
+{
+	char buf[32];
+	ssize_t r;
+
+	if (*saved < 0) {
+		*saved = sysctl_int_get(path);
+		if (*saved < 0)
+			return -ENOENT;
+		ktap_on_exit(restore);
+	}
+	snprintf(buf, sizeof(buf), "%d\n", val);
+	r = write_file(path, buf);
+	if (r < 0)
+		return (int)r;
+	return sysctl_int_get(path) == val ? 0 : -EIO;
+}
+
 static int rr_saved_ms = -1;
 
 static inline int rr_interval_get(void)
 {
-	long long v;
-
-	if (read_ll(RR_INTERVAL_PATH, &v) < 0)
-		return -1;
-	return (int)v;
+	return sysctl_int_get(RR_INTERVAL_PATH);
 }
 
 /* rr_interval in ms, or the default (6) where it cannot be read (the bench programs) */
@@ -94,12 +134,8 @@ static inline int rr_interval_or_default(void)
 
 static inline void rr_interval_restore(void)
 {
-	char buf[32];
-
-	if (rr_saved_ms > 0) {
-		snprintf(buf, sizeof(buf), "%d\n", rr_saved_ms);
-		write_file(RR_INTERVAL_PATH, buf);
-	}
+	if (rr_saved_ms > 0)
+		sysctl_int_restore(RR_INTERVAL_PATH, rr_saved_ms);
 }
 
 /*
@@ -108,20 +144,7 @@ static inline void rr_interval_restore(void)
  */
 static inline int rr_interval_set(int ms)
 {
-	char buf[32];
-	ssize_t r;
-
-	if (rr_saved_ms < 0) {
-		rr_saved_ms = rr_interval_get();
-		if (rr_saved_ms < 0)
-			return -ENOENT;
-		ktap_on_exit(rr_interval_restore);
-	}
-	snprintf(buf, sizeof(buf), "%d\n", ms);
-	r = write_file(RR_INTERVAL_PATH, buf);
-	if (r < 0)
-		return r;
-	return rr_interval_get() == ms ? 0 : -EIO;
+	return sysctl_int_set(RR_INTERVAL_PATH, &rr_saved_ms, rr_interval_restore, ms);
 }
 
 /* rr_interval_set() or bail out of the test program */
@@ -131,6 +154,30 @@ static inline void rr_interval_set_or_bail(int ms)
 
 	if (r)
 		ktap_bail("cannot set rr_interval %d: %s", ms, strerror(-r));
+}
+
+/*
+ * Lending (sched-rsdl.rst rule 14): /proc/sys/kernel/rsdl_lend, 0 (the default) or 1;
+ * only present while RSDL runs.
+ */
+#define RSDL_LEND_PATH "/proc/sys/kernel/rsdl_lend"
+
+static int rsdl_lend_saved = -1;
+
+static inline int rsdl_lend_get(void)
+{
+	return sysctl_int_get(RSDL_LEND_PATH);
+}
+
+static inline void rsdl_lend_restore(void)
+{
+	sysctl_int_restore(RSDL_LEND_PATH, rsdl_lend_saved);
+}
+
+/* Set rsdl_lend (0 or 1); the old value is written back at exit. 0 or -errno. */
+static inline int rsdl_lend_set(int on)
+{
+	return sysctl_int_set(RSDL_LEND_PATH, &rsdl_lend_saved, rsdl_lend_restore, on);
 }
 
 /* ---- /proc/<pid>/sched ------------------------------------------------------- */
@@ -290,11 +337,16 @@ static inline int kv_get(const char *line, const char *key, long long *val, char
 
 struct rsdl_cpu_stat {
 	long long rotation, prio_level, nr_running, minor, major, overrun, charge;
+	long long loans, loan_ns;	/* rule 14's counters; -1 on kernels without them */
 };
 
 /* Parse one per-CPU record ("cpu=N rotation=R prio_level=L ..."); 0 or -EINVAL. */
 static inline int rsdl_debugfs_cpu_line(const char *line, struct rsdl_cpu_stat *st)
 {
+	if (kv_get(line, "loans", &st->loans, NULL, 0))
+		st->loans = -1;
+	if (kv_get(line, "loan_ns", &st->loan_ns, NULL, 0))
+		st->loan_ns = -1;
 	if (kv_get(line, "rotation", &st->rotation, NULL, 0) ||
 	    kv_get(line, "prio_level", &st->prio_level, NULL, 0) ||
 	    kv_get(line, "nr_running", &st->nr_running, NULL, 0) ||

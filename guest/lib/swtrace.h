@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * swtrace.h - who ran on a CPU, from the kernel's sched_switch events.
+ * swtrace.h - who ran on a CPU, from the kernel's sched_switch events; and the
+ * pieces any trace reader needs: a private tracefs instance (trace_instance_*()),
+ * its lines (trace_for_each_line()) and an event's time (trace_event_at()).
  *
  * Uses the trace instance "lab" when the boot enabled sched_switch in it
  * (trace_instance=lab^traceoff,sched:sched_switch on the suite's command
@@ -11,6 +13,7 @@
 #ifndef LAB_SWTRACE_H
 #define LAB_SWTRACE_H
 
+#include <sys/stat.h>
 #include "util.h"
 
 static char swtrace_dir[96];
@@ -93,11 +96,31 @@ struct swtrace_event {
 	char prev_state;	/* first letter of prev_state: R (preempted), S, D, ... */
 };
 
+/*
+ * In one line of a trace file, the event @tag (": sched_switch: "): its time (*@t,
+ * ns of the trace clock) and where its fields start, or NULL if the line is not that
+ * event. "<task>-<pid> [cpu] <flags> <sec>.<usec>: <event>: <fields>": the time is the
+ * last word before the tag.
+ */
+static inline const char *trace_event_at(const char *line, const char *tag, int64_t *t)
+{
+	const char *ev = strstr(line, tag), *ts;
+	unsigned long long sec, usec;
+
+	if (!ev)
+		return NULL;
+	for (ts = ev; ts > line && ts[-1] != ' '; ts--)
+		;
+	if (sscanf(ts, "%llu.%llu", &sec, &usec) != 2)
+		return NULL;
+	*t = (int64_t)sec * NSEC_PER_SEC + (int64_t)usec * 1000;
+	return ev + strlen(tag);
+}
+
 /* Parse one line of the trace file; 1 if it is a sched_switch event */
 static inline int swtrace_parse_line(const char *line, struct swtrace_event *e)
 {
-	const char *sw = strstr(line, ": sched_switch: "), *p, *ts;
-	unsigned long long sec, usec;
+	const char *sw = trace_event_at(line, ": sched_switch: ", &e->t), *p;
 	int prev, next;
 
 	if (!sw)
@@ -105,12 +128,6 @@ static inline int swtrace_parse_line(const char *line, struct swtrace_event *e)
 	p = strstr(line, "] ");
 	if (!p || sscanf(p - 4, "[%d]", &e->cpu) != 1)
 		return 0;
-	/* "<flags> <sec>.<usec>: sched_switch:" - the time is the last word before sw */
-	for (ts = sw; ts > line && ts[-1] != ' '; ts--)
-		;
-	if (sscanf(ts, "%llu.%llu", &sec, &usec) != 2)
-		return 0;
-	e->t = (int64_t)sec * NSEC_PER_SEC + (int64_t)usec * 1000;
 	p = strstr(sw, " prev_pid=");
 	if (!p || sscanf(p, " prev_pid=%d", &prev) != 1)
 		return 0;
@@ -194,16 +211,84 @@ static inline long swtrace_for_each(void (*fn)(const struct swtrace_event *, voi
 	return r < 0 ? r : each.n;
 }
 
-/* Events the buffer lost (overrun) since it was emptied, from per_cpu/cpuN/stats */
-static inline long swtrace_overrun(int cpu)
+/* Events the buffer of @dir lost (overrun) since it was emptied, from per_cpu/cpuN/stats */
+static inline long trace_overrun(const char *dir, int cpu)
 {
 	char path[192], buf[1024], *p;
 
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", swtrace_dir, cpu);
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", dir, cpu);
 	if (read_file(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	p = strstr(buf, "overrun: ");
 	return p ? atol(p + 9) : -1;
+}
+
+static inline long swtrace_overrun(int cpu)
+{
+	return trace_overrun(swtrace_dir, cpu);
+}
+
+/* ---- a private trace instance (tracefs instances/NAME) ---------------------------- */
+
+/* Write @val to the file @file of the trace directory @dir; 0 or -errno */
+static inline int trace_dir_write(const char *dir, const char *file, const char *val)
+{
+	char path[256];
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	r = write_file(path, val);
+	return r < 0 ? (int)r : 0;
+}
+
+/* Tracing off, the events off, the instance @dir removed (an exit cleanup) */
+static inline void trace_instance_remove(const char *dir)
+{
+	if (!file_exists(dir))
+		return;
+	trace_dir_write(dir, "tracing_on", "0");
+	trace_dir_write(dir, "events/enable", "0");
+	rmdir(dir);
+}
+
+/*
+ * Create the instance @dir (/sys/kernel/tracing/instances/NAME), tracing off, with the
+ * mono clock (event times comparable with now_ns()), @kb of buffer per CPU and the
+ * event @event ("system/name") enabled; 0, or -errno (-ENOENT: no such event).
+ */
+static inline int trace_instance_setup(const char *dir, int kb, const char *event)
+{
+	char buf[160];
+	int r;
+
+	trace_instance_remove(dir);
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	r = trace_dir_write(dir, "tracing_on", "0");
+	if (!r)
+		r = trace_dir_write(dir, "trace_clock", "mono");
+	snprintf(buf, sizeof(buf), "%d", kb);
+	if (!r)
+		r = trace_dir_write(dir, "buffer_size_kb", buf);
+	snprintf(buf, sizeof(buf), "events/%s/enable", event);
+	if (!r)
+		r = trace_dir_write(dir, buf, "1");
+	return r;
+}
+
+/* Empty the buffer of @dir and start tracing; 0 or -errno */
+static inline int trace_instance_start(const char *dir)
+{
+	char path[256];
+	int fd;
+
+	trace_dir_write(dir, "tracing_on", "0");
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return trace_dir_write(dir, "tracing_on", "1");
 }
 
 #endif /* LAB_SWTRACE_H */

@@ -13,7 +13,7 @@
  *   stats.h      percentiles, latency summaries, Jain's index, random numbers
  *   rsdl_spec.h  expected values from sched-rsdl.rst and EEVDF's weights
  * Not included here (state of their own): cgroup.h (cgroup v2), swtrace.h
- * (sched_switch events from tracefs).
+ * (tracefs: sched_switch events, private instances, event lines).
  */
 #ifndef LAB_UTIL_H
 #define LAB_UTIL_H

@@ -245,13 +245,6 @@ static void stop_hogs(struct rd_hog *h, const pid_t *pid, int nh)
 		kill_child(pid[i]);
 }
 
-static void ktap_skip(const char *name, const char *reason)
-{
-	ktap_done++;
-	printf("ok %d %s # SKIP %s\n", ktap_done, name, reason);
-	fflush(stdout);
-}
-
 /* ---- 1. isolcpus ---------------------------------------------------------------- */
 
 static void test_isolcpus(int asked, int want_cpu)
