@@ -35,6 +35,18 @@
  *   cgroup_moves       moves itself between two cpu cgroups (cgroup v2) every
  *                      0.5 ms of CPU; root chowns the two groups' and their
  *                      parent's cgroup.procs to 65534 beforehand
+ *   sync_pingpong      two processes ping-pong one byte over two pipes: each
+ *                      burns 0.5 ms of CPU, writes to the other (a synchronous
+ *                      wakeup) and blocks reading; with lending on (rule 14)
+ *                      every round is a loan of one's slot to the other
+ *   sync_lender_runs   a lender that never blocks: it burns and, every 1 ms of
+ *                      its CPU, writes one byte to a pipe, waking (synchronously)
+ *                      its partner, which reads and burns 0.5 ms per byte and so
+ *                      blocks again before the next byte (with 2 ms per byte
+ *                      the pipe would never empty and no write would wake it);
+ *                      rule 14 lends only from a waker that blocks, so every
+ *                      pending loan must be cancelled when the lender is
+ *                      switched out still runnable
  * and, with --smp (2 CPUs or more):
  *   affinity_flips     an honest hog pinned on CPU 0 and one on CPU 1; the
  *                      cheater moves itself between them every 0.5 ms of CPU
@@ -51,8 +63,11 @@
  *
  * Special expectations: thread_split's cheater is its 3 threads: 3 E / (3 E +
  * E) (what 3 honest hogs would get; the main thread only sleeps in
- * pthread_join). nice_steps: the time average, over the window, of the share
- * at each nice it held (the step times are what the cheater recorded).
+ * pthread_join); sync_pingpong's and sync_lender_runs' two processes by the
+ * same group rule 2 E / (2 E + E) (rule 14: a pair lending to each other
+ * never gets more than the sum of their entitlements). nice_steps: the time
+ * average, over the window, of the share at each nice it held (the step times
+ * are what the cheater recorded).
  * affinity_flips: at most 1/2 of a CPU, since the cheater always shares a CPU
  * with one honest hog, and at least 1/2 for each honest hog (rule 12: a
  * migration does not refresh an entitlement).
@@ -64,6 +79,13 @@
  * short-lived processes sheds the debt of each one; EEVDF promises nothing
  * there, so its figure is printed, not asserted.
  *
+ * --lend (RSDL): /proc/sys/kernel/rsdl_lend = 1 for the whole run (the old value
+ * written back at exit; a missing file fails the run), the whole catalogue run
+ * under rule 14 with the same expectations: lending must open no way to more
+ * than the entitlements. On EEVDF (no rule 14) --lend runs the catalogue as
+ * usual. The two sync_* cheaters run in both modes; their subtests also fail
+ * when no read of theirs blocked in the window (no synchronous wakeup tried).
+ *
  * How it could pass while wrong: a cheat call that failed would leave an
  * honest cheater, so every failed call fails the subtest and the number of
  * calls in the window is printed (and must not be 0); a cheater that never
@@ -71,6 +93,7 @@
  * but then the cheat failed to win, which is the property tested.
  */
 #include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <grp.h>
@@ -94,6 +117,9 @@
 #define SPLIT_THREADS 3
 #define PIDS_MAX 4096	/* cheater processes: the fork chain makes ~30 a second here */
 #define SPLIT_BURN_NS (2 * NSEC_PER_MSEC)
+#define PINGPONG_BURN_NS (500 * NSEC_PER_USEC)
+#define LENDER_WRITE_NS (1 * NSEC_PER_MSEC)	/* of the lender's own CPU time */
+#define PARTNER_BURN_NS (500 * NSEC_PER_USEC)	/* per byte: drains before the next one */
 #define SLACK 0.05	/* "tests allow 5 points of measurement slack over >= 5 s" */
 
 #ifndef SCHED_FLAG_KEEP_POLICY
@@ -119,6 +145,8 @@ enum cheat {
 	C_FORK_CHAIN,
 	C_THREAD_SPLIT,
 	C_CGROUP_MOVES,
+	C_SYNC_PINGPONG,
+	C_SYNC_LENDER_RUNS,
 	C_AFFINITY_FLIPS,
 	C_COUNT
 };
@@ -126,7 +154,8 @@ enum cheat {
 static const char *const cheat_names[C_COUNT] = {
 	"setscheduler_same", "setparam_same", "setattr_same", "setattr_runtime0",
 	"uclamp_only", "batch_toggle", "nice_steps", "yield_storm", "tick_dodge",
-	"fork_chain", "thread_split", "cgroup_moves", "affinity_flips",
+	"fork_chain", "thread_split", "cgroup_moves", "sync_pingpong", "sync_lender_runs",
+	"affinity_flips",
 };
 
 /* Setup report of one child (honest hog or the cheater's first process) */
@@ -149,6 +178,7 @@ struct shared {
 	volatile int got_attr;		/* sched_getattr was read (setattr_*) */
 	struct lab_sched_attr attr;	/* what the cheater read */
 	char cg_a[200], cg_b[200];	/* cgroup_moves: the two groups */
+	volatile uint64_t blocked_reads;	/* sync_*: reads that found the pipe empty */
 	volatile int npids;		/* the cheater's processes, see register_pid() */
 	volatile pid_t pids[PIDS_MAX];
 };
@@ -449,6 +479,16 @@ static void __attribute__((noreturn)) cheat_thread_split(void)
 	}
 }
 
+/* Spin until the stop (after a failed setup: the failure is noted already) */
+static void __attribute__((noreturn)) spin_until_stop(void)
+{
+	for (;;) {
+		spin();
+		if (sh->stop)
+			_exit(0);
+	}
+}
+
 static void __attribute__((noreturn)) cheat_cgroup_moves(void)
 {
 	char path[256];
@@ -461,11 +501,7 @@ static void __attribute__((noreturn)) cheat_cgroup_moves(void)
 		fd[i] = open(path, O_WRONLY | O_CLOEXEC);
 		if (fd[i] < 0) {
 			note_result(-errno, i ? "open b/cgroup.procs" : "open a/cgroup.procs");
-			for (;;) {
-				spin();
-				if (sh->stop)
-					_exit(0);
-			}
+			spin_until_stop();
 		}
 	}
 	for (uint64_t k = 0;;) {
@@ -477,6 +513,109 @@ static void __attribute__((noreturn)) cheat_cgroup_moves(void)
 		/* starts in a: the first move goes to b */
 		note_result(write(fd[(++k) & 1], "0", 1) == 1 ? 0 : -errno, "cgroup.procs write");
 		next = thread_cpu_ns() + CHEAT_PERIOD_NS;
+	}
+}
+
+/*
+ * Fork the cheater's second process (it registers itself, dies with the first);
+ * the pid in the first, 0 in the second, or -errno (noted as a failed call).
+ */
+static pid_t fork_partner(void)
+{
+	pid_t p = fork();
+	int e = errno;
+
+	if (p < 0) {
+		note_result(-e, "fork");
+		return -e;
+	}
+	if (p == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		register_pid(getpid());
+	}
+	return p;
+}
+
+/*
+ * Read one byte from the pipe @fd; counts the reads that will block (the pipe
+ * empty: a synchronous wakeup by the writer ends them). Exits at the stop.
+ */
+static void pipe_read_byte(int fd)
+{
+	int queued = 0;
+	ssize_t r;
+	char c;
+
+	if (!ioctl(fd, FIONREAD, &queued) && queued == 0)
+		__atomic_add_fetch(&sh->blocked_reads, 1, __ATOMIC_SEQ_CST);
+	r = read(fd, &c, 1);
+	if (sh->stop)
+		_exit(0);
+	if (r != 1) {
+		note_result(r < 0 ? -errno : -EPIPE, "pipe read");
+		_exit(1);
+	}
+}
+
+/* Two processes: each burns PINGPONG_BURN_NS, writes a byte to the other, reads */
+static void __attribute__((noreturn)) cheat_sync_pingpong(void)
+{
+	int ab[2], ba[2], in, out;
+	pid_t p;
+
+	if (pipe(ab) || pipe(ba)) {
+		note_result(-errno, "pipe");
+		spin_until_stop();
+	}
+	p = fork_partner();
+	if (p < 0)
+		spin_until_stop();
+	in = p ? ba[0] : ab[0];
+	out = p ? ab[1] : ba[1];
+	close(p ? ab[0] : ba[0]);
+	close(p ? ba[1] : ab[1]);
+	/* the first process burns first, its partner starts with a read */
+	for (int first = p > 0;; first = 0) {
+		if (!first)
+			pipe_read_byte(in);
+		burn_cpu_ns(PINGPONG_BURN_NS);
+		if (sh->stop)
+			_exit(0);
+		note_result(write(out, "p", 1) == 1 ? 0 : -errno, "pipe write");
+	}
+}
+
+/* A lender that never blocks, writing a byte every LENDER_WRITE_NS of its CPU */
+static void __attribute__((noreturn)) cheat_sync_lender_runs(void)
+{
+	int64_t next;
+	int fd[2];
+	pid_t p;
+
+	if (pipe(fd)) {
+		note_result(-errno, "pipe");
+		spin_until_stop();
+	}
+	p = fork_partner();
+	if (p < 0)
+		spin_until_stop();
+	if (p == 0) {
+		close(fd[1]);
+		for (;;) {
+			pipe_read_byte(fd[0]);
+			burn_cpu_ns(PARTNER_BURN_NS);
+		}
+	}
+	close(fd[0]);
+	next = thread_cpu_ns() + LENDER_WRITE_NS;
+	for (;;) {
+		spin();
+		if (sh->stop)
+			_exit(0);
+		if (thread_cpu_ns() < next)
+			continue;
+		note_result(write(fd[1], "l", 1) == 1 ? 0 : -errno, "pipe write");
+		next = thread_cpu_ns() + LENDER_WRITE_NS;
 	}
 }
 
@@ -495,6 +634,10 @@ static void __attribute__((noreturn)) cheater_main(enum cheat c)
 		cheat_thread_split();
 	case C_CGROUP_MOVES:
 		cheat_cgroup_moves();
+	case C_SYNC_PINGPONG:
+		cheat_sync_pingpong();
+	case C_SYNC_LENDER_RUNS:
+		cheat_sync_lender_runs();
 	default:
 		cheat_periodic(c);
 	}
@@ -741,6 +884,20 @@ static int cg_setup(struct ktap_sub *s)
 
 /* ---- one subtest ----------------------------------------------------------- */
 
+/* The cheater's tasks that the group rule counts (the expected share is theirs together) */
+static int cheat_tasks(enum cheat c)
+{
+	switch (c) {
+	case C_THREAD_SPLIT:
+		return SPLIT_THREADS;
+	case C_SYNC_PINGPONG:
+	case C_SYNC_LENDER_RUNS:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
 /* Expected share of the cheater on one CPU beside one nice-0 hog, at @nice */
 static double share_at(int rsdl, int rr, int nice, int ntasks)
 {
@@ -784,7 +941,8 @@ static void run_cheater(enum cheat c, int rsdl, int rr, int smp)
 	pid_t honest[2] = { 0, 0 }, cheater;
 	long long h0[2] = { 0, 0 }, h1[2] = { 0, 0 };
 	int64_t c0, c1, t0, t1, start;
-	uint64_t calls0, calls1;
+	uint64_t calls0, calls1, blocked0, blocked1;
+	int sync_cheat = c == C_SYNC_PINGPONG || c == C_SYNC_LENDER_RUNS;
 	struct ktap_sub s = { 0 };
 	double cheat_share, hshare[2] = { 0, 0 }, expected, hexpected, cbound, hbound;
 	static struct others oth[2];
@@ -853,6 +1011,7 @@ static void run_cheater(enum cheat c, int rsdl, int rr, int smp)
 	sleep_ns(SETTLE_NS);
 	others_read(&oth[0], honest, nhonest);
 	calls0 = sh->calls;
+	blocked0 = sh->blocked_reads;
 	for (int i = 0; i < nhonest; i++)
 		schedstat_read(honest[i], &h0[i], NULL, NULL);
 	c0 = cheater_ns(&nproc);
@@ -864,6 +1023,7 @@ static void run_cheater(enum cheat c, int rsdl, int rr, int smp)
 	c1 = cheater_ns(&nproc);
 	t1 = now_ns();
 	calls1 = sh->calls;
+	blocked1 = sh->blocked_reads;
 	others_read(&oth[1], honest, nhonest);
 	for (int i = 0; i < nhonest; i++)
 		hstate[i] = proc_state(honest[i]);	/* before the stop: then they exit */
@@ -883,7 +1043,7 @@ static void run_cheater(enum cheat c, int rsdl, int rr, int smp)
 		if (c == C_NICE_STEPS)
 			expected = nice_steps_expected(rsdl, rr, t0, t1);
 		else
-			expected = share_at(rsdl, rr, 0, c == C_THREAD_SPLIT ? SPLIT_THREADS : 1);
+			expected = share_at(rsdl, rr, 0, cheat_tasks(c));
 		hexpected = 1 - expected;
 		ktap_diag("%s: window %.0f ms, cheater %.1f ms + honest %.1f ms = %.1f%% of it, "
 			  "cheater processes at the end: %d", name, MS(t1 - t0), MS(c1 - c0),
@@ -915,6 +1075,12 @@ static void run_cheater(enum cheat c, int rsdl, int rr, int smp)
 	ktap_expect(&s, !sh->fails, "%llu cheat calls failed, the first (%s): %s",
 		    (unsigned long long)sh->fails, sh->first_what, strerror(-sh->first_err));
 	ktap_expect(&s, calls1 > calls0, "no cheat call in the window");
+	if (sync_cheat) {
+		ktap_diag("%s: %llu pipe reads blocked in the window (each ended by a synchronous "
+			  "wakeup)", name, (unsigned long long)(blocked1 - blocked0));
+		ktap_expect(&s, blocked1 > blocked0,
+			    "no read blocked in the window: no synchronous wakeup was tried");
+	}
 	ktap_expect(&s, c0 >= 0 && c1 >= 0, "could not read the cheater's runtime");
 	for (int i = 0; i < nhonest; i++)
 		ktap_expect(&s, hstate[i] && hstate[i] != 'Z', "honest hog %d died (state %c)", i,
@@ -942,11 +1108,25 @@ out:
 
 int main(int argc, char **argv)
 {
-	int smp = argc > 1 && !strcmp(argv[1], "--smp");
+	int smp = 0, lend = 0, r;
 	int rsdl = sched_is_rsdl(), rr = rsdl ? rr_interval_get() : 0;
-	enum cheat first = smp ? C_AFFINITY_FLIPS : 0, last = smp ? C_AFFINITY_FLIPS : C_CGROUP_MOVES;
+	enum cheat first, last;
+	char prog[64];
 
-	ktap_plan(smp ? "no_cheating --smp" : "no_cheating", last - first + 1);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--smp")) {
+			smp = 1;
+		} else if (!strcmp(argv[i], "--lend")) {
+			lend = 1;
+		} else {
+			fprintf(stderr, "usage: no_cheating [--smp] [--lend]\n");
+			return 2;
+		}
+	}
+	first = smp ? C_AFFINITY_FLIPS : 0;
+	last = smp ? C_AFFINITY_FLIPS : C_SYNC_LENDER_RUNS;
+	snprintf(prog, sizeof(prog), "no_cheating%s%s", smp ? " --smp" : "", lend ? " --lend" : "");
+	ktap_plan(prog, last - first + 1);
 	ktap_watchdog(smp ? 60 : 240);
 	test_cpu_nr = test_cpu();
 	sh = shared_alloc(sizeof(*sh));
@@ -969,7 +1149,17 @@ int main(int argc, char **argv)
 		if (rr <= 0)
 			ktap_bail("cannot read rr_interval");
 		ktap_diag("RSDL expectations: E = usable_slots x quota at rr_interval=%d ms", rr);
+		if (lend) {
+			r = rsdl_lend_set(1);
+			if (r)
+				ktap_bail("--lend: cannot set %s to 1: %s", RSDL_LEND_PATH,
+					  strerror(-r));
+			ktap_diag("--lend: rsdl_lend=1 for the whole run (was %d, written back at "
+				  "exit): the catalogue under rule 14", rsdl_lend_saved);
+		}
 	} else {
+		if (lend)
+			ktap_diag("--lend: EEVDF has no rule 14; the catalogue runs as usual");
 		ktap_diag("EEVDF expectations: weight / sum of weights");
 	}
 	for (enum cheat c = first; c <= last; c++)
