@@ -5,7 +5,8 @@
  *
  * Expected: sched-rsdl.rst, Interfaces (rr_interval: 1..1000 ms; other
  * values, text and empty writes fail with EINVAL and leave the old value;
- * the state and debugfs files are read-only) and rule 13; the errnos of
+ * the state and debugfs files are read-only), rule 13 and rule 14 (rsdl_lend:
+ * 0 or 1, anything else EINVAL and the old value kept); the errnos of
  * read-only files are the VFS's. A failure means a bad write was accepted or
  * changed the value, or a read-only file took a write.
  *
@@ -15,7 +16,8 @@
  * /sys/kernel/debug/sched/rsdl (0444 debugfs, RSDL boots only), with
  * CONFIG_SCHED_RSDL_DEBUG /sys/kernel/debug/sched/rsdl_check (0444 debugfs,
  * reading it runs the invariant check; RSDL boots only) and any other
- * /sys/kernel/debug/sched/rsdl* entry (see test_debugfs_others()).
+ * /sys/kernel/debug/sched/rsdl* entry (see test_debugfs_others()), and
+ * /proc/sys/kernel/rsdl_lend (0644, 0 or 1, rule 14; RSDL boots only).
  *
  * How rr_interval parses a write (rsdl_rr_interval_handler): one write(2)
  * is one whole value. It is refused with EINVAL when the file position is not
@@ -25,7 +27,10 @@
  * outside 1..1000. So " 7 \n" sets 7, "010" sets 10 (base 10, not octal) and
  * "0x6" is refused: this differs from proc_dointvec, which reads base 0
  * (0x6 = 6, 010 = 8) and ignores writes at a nonzero position. A refused
- * write does not move the file position.
+ * write does not move the file position. rsdl_lend's handler parses a write
+ * the same way (kstrtoint after strim, one whole value at position 0) and
+ * takes 0 and 1 only: "1\n", " 1 " and "+1" set 1, "01" sets 1, "on", "y" and
+ * "true" are refused (no kstrtobool).
  *
  * RSDL boots (rsdl=on); every refused write is followed by a read-back, which
  * must still show the value set before it (11, chosen so that a 32- or 64-bit
@@ -59,20 +64,40 @@
  *     valid value through a descriptor root opened fails with EPERM
  *     (proc_sys_call_handler checks the writer again at write time); value
  *     unchanged.
- *  9. state_readonly: see below, content "enabled".
- * 10. debugfs_readonly: as root, open(O_WRONLY) of the 0444 debugfs file
+ * 9-16. lend_garbage, lend_range, lend_empty_whitespace, lend_valid_padded,
+ *     lend_offsets, lend_bad_buffer, lend_concurrent, lend_unprivileged: the
+ *     same eight on /proc/sys/kernel/rsdl_lend, every refused write checked
+ *     from 1 and again from 0 (a bad write taken as either value shows):
+ *     garbage "abc", "1abc", "1x", "0x1", "1.0", "1 0", "1,0", "--1", "+-1",
+ *     "- 1", "1e0", "one", "on", "off", "y", "n", "true", "\x01", 0xff 0xfe;
+ *     range 2, 3, 10, -1, -2, 2^31-1, 2^31, -2^31, -2^31-1, 2^32, 2^32+1, 2^63,
+ *     2^64, 2^64+1, 300 digits; the same empty and whitespace writes; valid
+ *     " 0 \n" -> 0, "\t1\t" -> 1, "0\n", "1\n", "00" -> 0, "+1", "0", "01" -> 1,
+ *     a 15-byte padded 0, and a 16-byte padded 1 either refused (value 0) or
+ *     read back as 1; offsets as in 5 with "0" (pwrite, lseek, after a read:
+ *     EINVAL and 1), "01" split (the first write sets 0, the second refused),
+ *     "2" then "0" (0), writev "0" + "1" (1); EFAULT as in 6; 4 writers of 0
+ *     or 1 and of "2", "-1", "abc", "1x", every read 0 or 1; uid 65534 as in 8
+ *     (EACCES at open, EPERM through root's descriptor, the value 1 kept).
+ *     The value of the start is written back afterwards. Not asserted: "-0"
+ *     (kstrtoint reads it as 0). When RSDL runs without the file, the eight
+ *     fail ("missing").
+ * 17. state_readonly: see below, content "enabled".
+ * 18. debugfs_readonly: as root, open(O_WRONLY) of the 0444 debugfs file
  *     succeeds (root overrides the mode), write(2) fails with EINVAL (no write
  *     method: vfs_write without FMODE_CAN_WRITE) and pwrite(2) at offset 1
  *     with ESPIPE (seq_open() clears FMODE_PWRITE); as uid 65534 the open
  *     fails with EACCES (debugfs is mounted 0700); the header line
- *     "rr_interval_ms=11 enabled=1" is unchanged afterwards.
- * 11. rsdl_check_readonly: rsdl_check exists exactly when /proc/config.gz
- *     says CONFIG_SCHED_RSDL_DEBUG=y; if it does, the same as 10, with the
+ *     "rr_interval_ms=11 enabled=1 lend=L" (L = rsdl_lend; without the file
+ *     no lend=) is unchanged afterwards.
+ * 19. rsdl_check_readonly: rsdl_check exists exactly when /proc/config.gz
+ *     says CONFIG_SCHED_RSDL_DEBUG=y; if it does, the same as 18, with the
  *     summary line "violations=0 since_boot=0" before and after.
- * 12. debugfs_other_entries: every other /sys/kernel/debug/sched/rsdl* entry
+ * 20. debugfs_other_entries: every other /sys/kernel/debug/sched/rsdl* entry
  *     refuses uid 65534 (EACCES) and root's writes to it do not change
  *     rr_interval (see test_debugfs_others()).
- * 13. restored: rr_interval written back to its default 6 and read back.
+ * 21. restored: rr_interval written back to its default 6 and read back, and
+ *     rsdl_lend reads its value of the start.
  *
  * EEVDF boots (rsdl=off):
  *  1. state_disabled: /sys/kernel/rsdl/state exists and reads "disabled".
@@ -86,6 +111,8 @@
  *     creatable.
  *  5. rsdl_check_absent: /sys/kernel/debug/sched/rsdl_check likewise (it is
  *     created only when RSDL is enabled).
+ *  6. lend_absent: /proc/sys/kernel/rsdl_lend likewise (registered only when
+ *     RSDL is enabled, like rr_interval).
  */
 #include <dirent.h>
 #include <grp.h>
@@ -93,10 +120,93 @@
 #include <sys/uio.h>
 #include "util.h"
 
-#define BASE 11			/* value set before every refused-write check */
+#define BASE 11			/* rr_interval's value before every refused-write check */
 #define DEFAULT_RR 6
 #define NOBODY 65534
+#define NWRITERS 4
 #define RSDL_CHECK_PATH "/sys/kernel/debug/sched/rsdl_check"
+
+struct valid {
+	const char *s;
+	int v;
+};
+
+/*
+ * An integer sysctl of the series and the inputs its subtests write: the helpers
+ * below act on the one k points to.
+ */
+struct knob {
+	const char *path;
+	const char *name;		/* prefix of its subtests' names */
+	int nbases, bases[2];		/* set before the refused writes, each in turn */
+	const char *const *garbage;
+	int ngarbage;
+	const char *const *range;	/* out of range (and 300 digits) */
+	int nrange;
+	const struct valid *valid;	/* accepted in this order, each read back */
+	int nvalid;
+	const char *long16;		/* 16 bytes of padding around long16_v */
+	int long16_v;
+	const char *other;		/* a valid one-character value != bases[0] */
+	const char *split[2];		/* one value in two write() calls: split[0] is applied */
+	int split_v;
+	const char *bad_good[2];	/* a refused write, then a valid one, one descriptor */
+	int bad_good_v;
+	const char *vec[2];		/* one writev() of two parts, value vec_v */
+	int vec_v;
+	const char *good[NWRITERS], *bad[NWRITERS];	/* the concurrent writers */
+};
+
+static const char *const rr_garbage[] = {
+	"abc", "6abc", "0x6", "6.5", "6 7", "6,7", "--6", "+-6", "- 6", "1e3", "six", "\x01",
+	"\xff\xfe",
+};
+static const char *const rr_range[] = {
+	"0", "-0", "-1", "-6", "1001", "2147483647", "2147483648", "-2147483648", "-2147483649",
+	"4294967302", "9223372036854775808", "18446744073709551622",
+};
+static const struct valid rr_valid[] = {
+	{ " 7 \n", 7 }, { "\t8\t", 8 }, { "9\n", 9 }, { "+12", 12 }, { "013", 13 },
+	{ "1", 1 }, { "1000", 1000 }, { "      14      \n", 14 },
+};
+static const struct knob rr_knob = {
+	.path = RR_INTERVAL_PATH, .name = "rr", .nbases = 1, .bases = { BASE },
+	.garbage = rr_garbage, .ngarbage = sizeof(rr_garbage) / sizeof(rr_garbage[0]),
+	.range = rr_range, .nrange = sizeof(rr_range) / sizeof(rr_range[0]),
+	.valid = rr_valid, .nvalid = sizeof(rr_valid) / sizeof(rr_valid[0]),
+	.long16 = "       15       ", .long16_v = 15,
+	.other = "7", .split = { "1", "0" }, .split_v = 1, .bad_good = { "0", "7" },
+	.bad_good_v = 7, .vec = { "1", "2" }, .vec_v = 12,
+	.good = { "3", "5", "9", "12" }, .bad = { "0", "1001", "abc", "-3" },
+};
+
+/* rsdl_lend: 0 or 1, parsed like rr_interval (kstrtoint after strim): no words, no bools */
+static const char *const lend_garbage[] = {
+	"abc", "1abc", "1x", "0x1", "1.0", "1 0", "1,0", "--1", "+-1", "- 1", "1e0", "one",
+	"on", "off", "y", "n", "true", "\x01", "\xff\xfe",
+};
+static const char *const lend_range[] = {
+	"2", "3", "10", "-1", "-2", "2147483647", "2147483648", "-2147483648", "-2147483649",
+	"4294967296", "4294967297", "9223372036854775808", "18446744073709551616",
+	"18446744073709551617",
+};
+static const struct valid lend_valid[] = {
+	{ " 0 \n", 0 }, { "\t1\t", 1 }, { "0\n", 0 }, { "1\n", 1 }, { "00", 0 }, { "+1", 1 },
+	{ "0", 0 }, { "01", 1 }, { "       0      \n", 0 },
+};
+static const struct knob lend_knob = {
+	.path = RSDL_LEND_PATH, .name = "lend", .nbases = 2, .bases = { 1, 0 },
+	.garbage = lend_garbage, .ngarbage = sizeof(lend_garbage) / sizeof(lend_garbage[0]),
+	.range = lend_range, .nrange = sizeof(lend_range) / sizeof(lend_range[0]),
+	.valid = lend_valid, .nvalid = sizeof(lend_valid) / sizeof(lend_valid[0]),
+	.long16 = "       1        ", .long16_v = 1,
+	.other = "0", .split = { "0", "1" }, .split_v = 0, .bad_good = { "2", "0" },
+	.bad_good_v = 0, .vec = { "0", "1" }, .vec_v = 1,
+	.good = { "0", "1", "0", "1" }, .bad = { "2", "-1", "abc", "1x" },
+};
+
+static const struct knob *k = &rr_knob;	/* the sysctl under test */
+static int base_now = BASE;			/* its value before the refused writes */
 
 static const char *err_name(long r)
 {
@@ -136,32 +246,54 @@ static const char *show(const char *s, size_t len)
 	return buf;
 }
 
-static ssize_t wr(const char *data, size_t len)
+/* "<knob>_<what>": the name of a subtest of the knob under test */
+static const char *sub_name(const char *what)
 {
-	return write_file_n(RR_INTERVAL_PATH, data, len);
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s_%s", k->name, what);
+	return buf;
 }
 
-/* Set rr_interval to @v (a plain write that must work) or bail. */
-static void set_rr(int v)
+static int knob_get(void)
+{
+	return sysctl_int_get(k->path);
+}
+
+static ssize_t wr(const char *data, size_t len)
+{
+	return write_file_n(k->path, data, len);
+}
+
+/* Set the knob to @v (a plain write that must work) or bail. */
+static void set_knob(int v)
 {
 	char buf[16];
 
 	snprintf(buf, sizeof(buf), "%d", v);
-	if (wr(buf, strlen(buf)) != (ssize_t)strlen(buf) || rr_interval_get() != v)
-		ktap_bail("cannot set rr_interval to %d (reads %d)", v, rr_interval_get());
+	if (wr(buf, strlen(buf)) != (ssize_t)strlen(buf) || knob_get() != v)
+		ktap_bail("cannot set %s to %d (reads %d)", k->path, v, knob_get());
 }
 
-/* A write of @len bytes of @s must fail with @want and leave BASE. */
+/* Set the knob to @v as the value the refused writes must leave */
+static void set_base(int v)
+{
+	base_now = v;
+	set_knob(v);
+}
+
+/* A write of @len bytes of @s must fail with @want and leave base_now. */
 static void refused(struct ktap_sub *s, const char *data, size_t len, int want)
 {
 	ssize_t r = wr(data, len);
-	int v = rr_interval_get();
+	int v = knob_get();
 
 	ktap_expect(s, r == -want, "write %s: %s, want %s", show(data, len), err_name(r),
 		    strerrorname_np(want));
-	ktap_expect(s, v == BASE, "write %s changed the value %d -> %d", show(data, len), BASE, v);
-	if (v != BASE)
-		set_rr(BASE);
+	ktap_expect(s, v == base_now, "write %s changed the value %d -> %d", show(data, len),
+		    base_now, v);
+	if (v != base_now)
+		set_knob(base_now);
 }
 
 static void refused_str(struct ktap_sub *s, const char *str, int want)
@@ -169,12 +301,22 @@ static void refused_str(struct ktap_sub *s, const char *str, int want)
 	refused(s, str, strlen(str), want);
 }
 
+/* Every string of @in refused with EINVAL, from each of the knob's bases */
+static void refused_list(struct ktap_sub *s, const char *const *in, int n)
+{
+	for (int b = 0; b < k->nbases; b++) {
+		set_base(k->bases[b]);
+		for (int i = 0; i < n; i++)
+			refused_str(s, in[i], EINVAL);
+	}
+}
+
 /* A write of @str must be accepted whole and read back as @want. */
 static void accepted(struct ktap_sub *s, const char *str, int want)
 {
 	size_t len = strlen(str);
 	ssize_t r = wr(str, len);
-	int v = rr_interval_get();
+	int v = knob_get();
 
 	ktap_expect(s, r == (ssize_t)len, "write %s: %s, want %zu", show(str, len), err_name(r),
 		    len);
@@ -183,34 +325,22 @@ static void accepted(struct ktap_sub *s, const char *str, int want)
 
 static void test_garbage(void)
 {
-	static const char *const in[] = {
-		"abc", "6abc", "0x6", "6.5", "6 7", "6,7", "--6", "+-6", "- 6", "1e3", "six",
-		"\x01", "\xff\xfe",
-	};
 	struct ktap_sub s = { 0 };
 
-	set_rr(BASE);
-	for (unsigned int i = 0; i < sizeof(in) / sizeof(in[0]); i++)
-		refused_str(&s, in[i], EINVAL);
-	ktap_sub_end(&s, "rr_garbage");
+	refused_list(&s, k->garbage, k->ngarbage);
+	ktap_sub_end(&s, sub_name("garbage"));
 }
 
 static void test_range(void)
 {
-	static const char *const in[] = {
-		"0", "-0", "-1", "-6", "1001", "2147483647", "2147483648", "-2147483648",
-		"-2147483649", "4294967302", "9223372036854775808", "18446744073709551622",
-	};
 	struct ktap_sub s = { 0 };
 	char digits[301];
 
-	set_rr(BASE);
-	for (unsigned int i = 0; i < sizeof(in) / sizeof(in[0]); i++)
-		refused_str(&s, in[i], EINVAL);
+	refused_list(&s, k->range, k->nrange);
 	memset(digits, '9', 300);
 	digits[300] = '\0';
 	refused_str(&s, digits, EINVAL);
-	ktap_sub_end(&s, "rr_range");
+	ktap_sub_end(&s, sub_name("range"));
 }
 
 static void test_empty(void)
@@ -218,42 +348,39 @@ static void test_empty(void)
 	static const char *const in[] = { " ", "\n", "\t", " \t\n \n", "               " };
 	struct ktap_sub s = { 0 };
 
-	set_rr(BASE);
-	refused(&s, "", 0, EINVAL);
-	for (unsigned int i = 0; i < sizeof(in) / sizeof(in[0]); i++)
-		refused_str(&s, in[i], EINVAL);
-	ktap_sub_end(&s, "rr_empty_whitespace");
+	for (int b = 0; b < k->nbases; b++) {
+		set_base(k->bases[b]);
+		refused(&s, "", 0, EINVAL);
+	}
+	refused_list(&s, in, sizeof(in) / sizeof(in[0]));
+	ktap_sub_end(&s, sub_name("empty_whitespace"));
 }
 
 static void test_valid_padded(void)
 {
-	static const struct { const char *s; int v; } in[] = {
-		{ " 7 \n", 7 }, { "\t8\t", 8 }, { "9\n", 9 }, { "+12", 12 }, { "013", 13 },
-		{ "1", 1 }, { "1000", 1000 }, { "      14      \n", 14 },
-	};
-	const char *long16 = "       15       ";
 	struct ktap_sub s = { 0 };
+	int last = k->valid[k->nvalid - 1].v;
 	ssize_t r;
 	int v;
 
-	set_rr(BASE);
-	for (unsigned int i = 0; i < sizeof(in) / sizeof(in[0]); i++)
-		accepted(&s, in[i].s, in[i].v);
-	r = wr(long16, 16);
-	v = rr_interval_get();
-	ktap_diag("16-byte write %s: %s, reads %d", show(long16, 16), err_name(r), v);
-	ktap_expect(&s, (r == -EINVAL && v == 14) || (r == 16 && v == 15),
-		    "16-byte write %s: %s, reads %d (want EINVAL and 14, or 15)", show(long16, 16),
-		    err_name(r), v);
-	ktap_sub_end(&s, "rr_valid_padded");
+	set_base(k->bases[0]);
+	for (int i = 0; i < k->nvalid; i++)
+		accepted(&s, k->valid[i].s, k->valid[i].v);
+	r = wr(k->long16, 16);
+	v = knob_get();
+	ktap_diag("16-byte write %s: %s, reads %d", show(k->long16, 16), err_name(r), v);
+	ktap_expect(&s, (r == -EINVAL && v == last) || (r == 16 && v == k->long16_v),
+		    "16-byte write %s: %s, reads %d (want EINVAL and %d, or %d)",
+		    show(k->long16, 16), err_name(r), v, last, k->long16_v);
+	ktap_sub_end(&s, sub_name("valid_padded"));
 }
 
-static int open_rr(int flags)
+static int open_knob(int flags)
 {
-	int fd = open(RR_INTERVAL_PATH, flags | O_CLOEXEC);
+	int fd = open(k->path, flags | O_CLOEXEC);
 
 	if (fd < 0)
-		ktap_bail("open %s: %s", RR_INTERVAL_PATH, strerror(errno));
+		ktap_bail("open %s: %s", k->path, strerror(errno));
 	return fd;
 }
 
@@ -266,68 +393,71 @@ static ssize_t res(ssize_t r)
 static void test_offsets(void)
 {
 	struct ktap_sub s = { 0 };
-	struct iovec iov[2] = { { "1", 1 }, { "2", 1 } };
+	struct iovec iov[2] = { { (void *)k->vec[0], 1 }, { (void *)k->vec[1], 1 } };
+	const char *o = k->other;
 	char rbuf[8];
 	ssize_t r, r2;
 	int fd, v;
 
-	set_rr(BASE);
-	fd = open_rr(O_WRONLY);
-	r = res(pwrite(fd, "7", 1, 1));
-	v = rr_interval_get();
-	ktap_expect(&s, r == -EINVAL && v == BASE, "pwrite \"7\" at offset 1: %s, reads %d",
-		    err_name(r), v);
-	r = res(pwrite(fd, "7", 1, 4096));
-	v = rr_interval_get();
-	ktap_expect(&s, r == -EINVAL && v == BASE, "pwrite \"7\" at offset 4096: %s, reads %d",
-		    err_name(r), v);
+	set_base(k->bases[0]);
+	fd = open_knob(O_WRONLY);
+	r = res(pwrite(fd, o, 1, 1));
+	v = knob_get();
+	ktap_expect(&s, r == -EINVAL && v == base_now, "pwrite \"%s\" at offset 1: %s, reads %d",
+		    o, err_name(r), v);
+	r = res(pwrite(fd, o, 1, 4096));
+	v = knob_get();
+	ktap_expect(&s, r == -EINVAL && v == base_now,
+		    "pwrite \"%s\" at offset 4096: %s, reads %d", o, err_name(r), v);
 	r = res(lseek(fd, 3, SEEK_SET));
-	r2 = r == 3 ? res(write(fd, "7", 1)) : r;
-	v = rr_interval_get();
-	ktap_expect(&s, r2 == -EINVAL && v == BASE, "lseek 3 (%s) + write \"7\": %s, reads %d",
-		    err_name(r), err_name(r2), v);
+	r2 = r == 3 ? res(write(fd, o, 1)) : r;
+	v = knob_get();
+	ktap_expect(&s, r2 == -EINVAL && v == base_now, "lseek 3 (%s) + write \"%s\": %s, reads %d",
+		    err_name(r), o, err_name(r2), v);
 	close(fd);
 
-	fd = open_rr(O_RDWR);
+	fd = open_knob(O_RDWR);
 	r = res(read(fd, rbuf, 2));
-	r2 = res(write(fd, "7", 1));
-	v = rr_interval_get();
-	ktap_expect(&s, r == 2 && r2 == -EINVAL && v == BASE,
-		    "read 2 bytes (%s) then write \"7\" on one O_RDWR descriptor: %s, reads %d",
-		    err_name(r), err_name(r2), v);
+	r2 = res(write(fd, o, 1));
+	v = knob_get();
+	ktap_expect(&s, r == 2 && r2 == -EINVAL && v == base_now,
+		    "read 2 bytes (%s) then write \"%s\" on one O_RDWR descriptor: %s, reads %d",
+		    err_name(r), o, err_name(r2), v);
 	close(fd);
 
-	fd = open_rr(O_WRONLY);
-	r = res(write(fd, "1", 1));
-	v = rr_interval_get();
-	ktap_expect(&s, r == 1 && v == 1, "\"10\" split, first write \"1\": %s, reads %d (want 1)",
-		    err_name(r), v);
-	r = res(write(fd, "0", 1));
-	v = rr_interval_get();
-	ktap_diag("\"10\" split in two write() calls: second write \"0\" %s, reads %d",
-		  err_name(r), v);
-	ktap_expect(&s, r == -EINVAL && v == 1,
-		    "\"10\" split, second write \"0\": %s, reads %d (want EINVAL, 1)", err_name(r),
-		    v);
+	fd = open_knob(O_WRONLY);
+	r = res(write(fd, k->split[0], 1));
+	v = knob_get();
+	ktap_expect(&s, r == 1 && v == k->split_v,
+		    "\"%s%s\" split, first write \"%s\": %s, reads %d (want %d)", k->split[0],
+		    k->split[1], k->split[0], err_name(r), v, k->split_v);
+	r = res(write(fd, k->split[1], 1));
+	v = knob_get();
+	ktap_diag("\"%s%s\" split in two write() calls: second write \"%s\" %s, reads %d",
+		  k->split[0], k->split[1], k->split[1], err_name(r), v);
+	ktap_expect(&s, r == -EINVAL && v == k->split_v,
+		    "\"%s%s\" split, second write \"%s\": %s, reads %d (want EINVAL, %d)",
+		    k->split[0], k->split[1], k->split[1], err_name(r), v, k->split_v);
 	close(fd);
-	set_rr(BASE);
+	set_base(k->bases[0]);
 
-	fd = open_rr(O_WRONLY);
-	r = res(write(fd, "0", 1));
-	r2 = res(write(fd, "7", 1));
-	v = rr_interval_get();
-	ktap_expect(&s, r == -EINVAL && r2 == 1 && v == 7,
-		    "\"0\" then \"7\" on one descriptor: %s, %s, reads %d (want EINVAL, 1, 7)",
-		    err_name(r), err_name(r2), v);
+	fd = open_knob(O_WRONLY);
+	r = res(write(fd, k->bad_good[0], 1));
+	r2 = res(write(fd, k->bad_good[1], 1));
+	v = knob_get();
+	ktap_expect(&s, r == -EINVAL && r2 == 1 && v == k->bad_good_v,
+		    "\"%s\" then \"%s\" on one descriptor: %s, %s, reads %d (want EINVAL, 1, %d)",
+		    k->bad_good[0], k->bad_good[1], err_name(r), err_name(r2), v, k->bad_good_v);
 	close(fd);
 
-	fd = open_rr(O_WRONLY);
+	fd = open_knob(O_WRONLY);
 	r = res(writev(fd, iov, 2));
-	v = rr_interval_get();
-	ktap_expect(&s, r == 2 && v == 12, "writev \"1\" + \"2\": %s, reads %d (want 2, 12)",
-		    err_name(r), v);
+	v = knob_get();
+	ktap_expect(&s, r == 2 && v == k->vec_v,
+		    "writev \"%s\" + \"%s\": %s, reads %d (want 2, %d)", k->vec[0], k->vec[1],
+		    err_name(r), v, k->vec_v);
 	close(fd);
-	ktap_sub_end(&s, "rr_offsets");
+	ktap_sub_end(&s, sub_name("offsets"));
 }
 
 static void test_bad_buffer(void)
@@ -338,11 +468,11 @@ static void test_bad_buffer(void)
 	ssize_t r;
 	int fd, v;
 
-	set_rr(BASE);
-	fd = open_rr(O_WRONLY);
+	set_base(k->bases[0]);
+	fd = open_knob(O_WRONLY);
 	r = res(syscall(SYS_write, fd, NULL, 2));
-	v = rr_interval_get();
-	ktap_expect(&s, r == -EFAULT && v == BASE, "write(fd, NULL, 2): %s, reads %d",
+	v = knob_get();
+	ktap_expect(&s, r == -EFAULT && v == base_now, "write(fd, NULL, 2): %s, reads %d",
 		    err_name(r), v);
 	close(fd);
 
@@ -350,18 +480,17 @@ static void test_bad_buffer(void)
 	if (p == MAP_FAILED)
 		ktap_bail("mmap: %s", strerror(errno));
 	munmap(p + pg, pg);
-	p[pg - 1] = '7';
-	fd = open_rr(O_WRONLY);
+	p[pg - 1] = k->other[0];
+	fd = open_knob(O_WRONLY);
 	r = res(write(fd, p + pg - 1, 2));
-	v = rr_interval_get();
-	ktap_expect(&s, r == -EFAULT && v == BASE,
-		    "2-byte write, \"7\" then an unmapped page: %s, reads %d", err_name(r), v);
+	v = knob_get();
+	ktap_expect(&s, r == -EFAULT && v == base_now,
+		    "2-byte write, \"%s\" then an unmapped page: %s, reads %d", k->other,
+		    err_name(r), v);
 	close(fd);
 	munmap(p, pg);
-	ktap_sub_end(&s, "rr_bad_buffer");
+	ktap_sub_end(&s, sub_name("bad_buffer"));
 }
-
-#define NWRITERS 4
 
 struct conc {
 	volatile int stop;
@@ -370,14 +499,21 @@ struct conc {
 	volatile int last_foreign, last_bad_errno;
 };
 
+/* 1 if @v is one of the concurrent writers' valid values */
+static int conc_good(int v)
+{
+	for (int i = 0; i < NWRITERS; i++)
+		if (v == atoi(k->good[i]))
+			return 1;
+	return 0;
+}
+
 static void writer(struct conc *c, int i)
 {
-	static const char *const good[NWRITERS] = { "3", "5", "9", "12" };
-	static const char *const bad[NWRITERS] = { "0", "1001", "abc", "-3" };
 	long vo = 0, vb = 0, ir = 0, ib = 0;
 
 	for (long n = 0; !c->stop; n++) {
-		const char *w = (n & 1) ? bad[i] : good[i];
+		const char *w = (n & 1) ? k->bad[i] : k->good[i];
 		ssize_t r = wr(w, strlen(w));
 
 		if (n & 1) {
@@ -404,10 +540,10 @@ static void reader(struct conc *c)
 	long n = 0, f = 0;
 
 	while (!c->stop) {
-		int v = rr_interval_get();
+		int v = knob_get();
 
 		n++;
-		if (v != BASE && v != 3 && v != 5 && v != 9 && v != 12)
+		if (v != base_now && !conc_good(v))
 			f++, c->last_foreign = v;
 	}
 	c->reads = n;
@@ -422,7 +558,7 @@ static void test_concurrent(void)
 	pid_t pid[NWRITERS + 1];
 	int v, bad_exit = 0;
 
-	set_rr(BASE);
+	set_base(k->bases[0]);
 	for (int i = 0; i <= NWRITERS; i++) {
 		pid[i] = fork_child();
 		if (pid[i] == 0) {
@@ -438,11 +574,11 @@ static void test_concurrent(void)
 
 		bad_exit += !(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	}
-	v = rr_interval_get();
-	ktap_diag("%d writers for 1 s: %ld valid writes accepted, %ld refused; %ld invalid writes "
-		  "refused with EINVAL, %ld not; %ld reads, %ld of a value never written validly; "
-		  "value at the end %d", NWRITERS, c->valid_ok, c->valid_bad, c->invalid_refused,
-		  c->invalid_bad, c->reads, c->foreign, v);
+	v = knob_get();
+	ktap_diag("%s: %d writers for 1 s: %ld valid writes accepted, %ld refused; %ld invalid "
+		  "writes refused with EINVAL, %ld not; %ld reads, %ld of a value never written "
+		  "validly; value at the end %d", k->path, NWRITERS, c->valid_ok, c->valid_bad,
+		  c->invalid_refused, c->invalid_bad, c->reads, c->foreign, v);
 	ktap_expect(&s, !bad_exit, "%d writer/reader processes did not exit 0", bad_exit);
 	ktap_expect(&s, c->valid_ok > 0 && c->invalid_refused > 0 && c->reads > 0,
 		    "no progress: %ld valid, %ld invalid writes, %ld reads", c->valid_ok,
@@ -453,17 +589,17 @@ static void test_concurrent(void)
 		    c->invalid_bad, err_name(c->last_bad_errno));
 	ktap_expect(&s, c->foreign == 0, "%ld reads saw a value never written validly (last %d)",
 		    c->foreign, c->last_foreign);
-	ktap_expect(&s, v == 3 || v == 5 || v == 9 || v == 12,
-		    "value at the end %d, want one of 3, 5, 9, 12", v);
+	ktap_expect(&s, conc_good(v), "value at the end %d, want one of %s, %s, %s, %s", v,
+		    k->good[0], k->good[1], k->good[2], k->good[3]);
 	munmap(c, sizeof(*c));
-	ktap_sub_end(&s, "rr_concurrent");
+	ktap_sub_end(&s, sub_name("concurrent"));
 }
 
 /* Results of the unprivileged child's attempts (-errno or >= 0). */
 struct unpriv {
 	int ok;				/* the child dropped its privileges */
-	long rr_open_w, rr_read, rr_inherited_w;
-	int rr_value;
+	long knob_open_w, knob_read, knob_inherited_w;	/* the sysctl k points to */
+	int knob_value;
 	long state_open_w, state_open_rw;
 	long extra_open_w;		/* open(extra, O_WRONLY) */
 };
@@ -485,10 +621,11 @@ static long try_open(const char *path, int flags)
 	return 0;
 }
 
+/* As uid 65534: the sysctl k points to (if @rsdl), the state file, @extra */
 static struct unpriv *run_unprivileged(int rsdl, const char *extra)
 {
 	struct unpriv *u = shared_alloc(sizeof(*u));
-	int inherited = rsdl ? open_rr(O_WRONLY) : -1;
+	int inherited = rsdl ? open_knob(O_WRONLY) : -1;
 	pid_t pid = fork_child();
 
 	if (pid == 0) {
@@ -496,10 +633,10 @@ static struct unpriv *run_unprivileged(int rsdl, const char *extra)
 			_exit(1);
 		u->ok = 1;
 		if (rsdl) {
-			u->rr_open_w = try_open(RR_INTERVAL_PATH, O_WRONLY);
-			u->rr_read = try_open(RR_INTERVAL_PATH, O_RDONLY);
-			u->rr_value = rr_interval_get();
-			u->rr_inherited_w = res(write(inherited, "7", 1));
+			u->knob_open_w = try_open(k->path, O_WRONLY);
+			u->knob_read = try_open(k->path, O_RDONLY);
+			u->knob_value = knob_get();
+			u->knob_inherited_w = res(write(inherited, k->other, 1));
 		}
 		u->state_open_w = try_open(RSDL_STATE_PATH, O_WRONLY);
 		u->state_open_rw = try_open(RSDL_STATE_PATH, O_RDWR);
@@ -519,23 +656,47 @@ static void test_unprivileged(void)
 	struct unpriv *u;
 	int v;
 
-	set_rr(BASE);
+	set_base(k->bases[0]);
 	u = run_unprivileged(1, NULL);
-	v = rr_interval_get();
-	ktap_diag("uid %d: open(O_WRONLY) %s; open(O_RDONLY) %s, reads %d; write \"7\" through "
-		  "root's descriptor %s; value afterwards %d", NOBODY, err_name(u->rr_open_w),
-		  err_name(u->rr_read), u->rr_value, err_name(u->rr_inherited_w), v);
+	v = knob_get();
+	ktap_diag("%s as uid %d: open(O_WRONLY) %s; open(O_RDONLY) %s, reads %d; write \"%s\" "
+		  "through root's descriptor %s; value afterwards %d", k->path, NOBODY,
+		  err_name(u->knob_open_w), err_name(u->knob_read), u->knob_value, k->other,
+		  err_name(u->knob_inherited_w), v);
 	ktap_expect(&s, u->ok, "could not drop to uid %d", NOBODY);
-	ktap_expect(&s, u->rr_open_w == -EACCES, "open(O_WRONLY): %s, want EACCES",
-		    err_name(u->rr_open_w));
-	ktap_expect(&s, u->rr_read == 0 && u->rr_value == BASE, "read: %s, value %d, want %d",
-		    err_name(u->rr_read), u->rr_value, BASE);
-	ktap_expect(&s, u->rr_inherited_w == -EPERM,
+	ktap_expect(&s, u->knob_open_w == -EACCES, "open(O_WRONLY): %s, want EACCES",
+		    err_name(u->knob_open_w));
+	ktap_expect(&s, u->knob_read == 0 && u->knob_value == base_now,
+		    "read: %s, value %d, want %d", err_name(u->knob_read), u->knob_value, base_now);
+	ktap_expect(&s, u->knob_inherited_w == -EPERM,
 		    "write through a descriptor root opened: %s, want EPERM",
-		    err_name(u->rr_inherited_w));
-	ktap_expect(&s, v == BASE, "value changed %d -> %d", BASE, v);
-	ktap_sub_end(&s, "rr_unprivileged");
+		    err_name(u->knob_inherited_w));
+	ktap_expect(&s, v == base_now, "value changed %d -> %d", base_now, v);
+	ktap_sub_end(&s, sub_name("unprivileged"));
 	munmap(u, sizeof(*u));
+}
+
+/* The subtests of test_knob(), in order, after the knob's name */
+static const char *const knob_subtests[] = {
+	"garbage", "range", "empty_whitespace", "valid_padded", "offsets", "bad_buffer",
+	"concurrent", "unprivileged",
+};
+#define NKNOB_SUBTESTS ((int)(sizeof(knob_subtests) / sizeof(knob_subtests[0])))
+
+/* Every subtest above, on the sysctl @kn */
+static void test_knob(const struct knob *kn)
+{
+	k = kn;
+	test_garbage();
+	test_range();
+	test_empty();
+	test_valid_padded();
+	test_offsets();
+	test_bad_buffer();
+	test_concurrent();
+	test_unprivileged();
+	k = &rr_knob;
+	base_now = BASE;
 }
 
 /* /sys/kernel/rsdl/state refuses every write open, for root and for uid 65534. */
@@ -683,7 +844,7 @@ static void test_rsdl_check(void)
 		ktap_ok("rsdl_check_readonly");
 		return;
 	}
-	set_rr(BASE);
+	set_knob(BASE);
 	test_debugfs_ro(RSDL_CHECK_PATH, "violations=", "violations=0 since_boot=0",
 			"rsdl_check_readonly");
 }
@@ -713,7 +874,7 @@ static void test_debugfs_others(void)
 			continue;
 		found++;
 		snprintf(path, sizeof(path), "/sys/kernel/debug/sched/%s", e->d_name);
-		set_rr(BASE);
+		set_knob(BASE);
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 			for (unsigned int i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
 				int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -764,10 +925,10 @@ static void test_absent(const char *path, const char *name)
 
 int main(void)
 {
-	int rsdl = sched_is_rsdl();
+	int rsdl = sched_is_rsdl(), lend0;
 	char buf[64];
 
-	ktap_plan("bad_input", rsdl ? 13 : 5);
+	ktap_plan("bad_input", rsdl ? 13 + NKNOB_SUBTESTS : 6);
 	ktap_watchdog(60);
 	ktap_diag("scheduler: %s", sched_name());
 	if (!rsdl) {
@@ -779,6 +940,7 @@ int main(void)
 		test_absent(RR_INTERVAL_PATH, "rr_interval_absent");
 		test_absent(RSDL_DEBUGFS_PATH, "debugfs_absent");
 		test_absent(RSDL_CHECK_PATH, "rsdl_check_absent");
+		test_absent(RSDL_LEND_PATH, "lend_absent");
 		ktap_finish();
 	}
 
@@ -790,30 +952,45 @@ int main(void)
 			  DEFAULT_RR);
 	rr_saved_ms = DEFAULT_RR;	/* what the exit cleanup writes back */
 	ktap_on_exit(rr_interval_restore);
+	lend0 = rsdl_lend_get();
+	if (lend0 >= 0) {
+		rsdl_lend_saved = lend0;	/* written back after its subtests and at exit */
+		ktap_on_exit(rsdl_lend_restore);
+		if (lend0 != 0)
+			ktap_diag("rsdl_lend was %d, not the default 0, at the start", lend0);
+	}
 
-	test_garbage();
-	test_range();
-	test_empty();
-	test_valid_padded();
-	test_offsets();
-	test_bad_buffer();
-	test_concurrent();
-	test_unprivileged();
+	test_knob(&rr_knob);
+	if (lend0 >= 0) {
+		test_knob(&lend_knob);
+		rsdl_lend_restore();
+	} else {
+		k = &lend_knob;
+		for (int i = 0; i < NKNOB_SUBTESTS; i++)
+			ktap_fail(sub_name(knob_subtests[i]), "%s missing (rule 14: present while "
+				  "RSDL runs)", RSDL_LEND_PATH);
+		k = &rr_knob;
+	}
 	test_state_readonly("enabled");
 	{
 		char want[64];
+		int n;
 
-		set_rr(BASE);
-		snprintf(want, sizeof(want), "rr_interval_ms=%d enabled=1", BASE);
+		set_knob(BASE);
+		n = snprintf(want, sizeof(want), "rr_interval_ms=%d enabled=1", BASE);
+		if (lend0 >= 0)
+			snprintf(want + n, sizeof(want) - n, " lend=%d", rsdl_lend_get());
 		test_debugfs_ro(RSDL_DEBUGFS_PATH, NULL, want, "debugfs_readonly");
 	}
 	test_rsdl_check();
 	test_debugfs_others();
 	{
 		ssize_t r = wr("6", 1);
+		int lend = lend0 >= 0 ? rsdl_lend_get() : -1;
 
-		ktap_check(r == 1 && rr_interval_get() == DEFAULT_RR, "restored",
-			   "writing %d: %s, reads %d", DEFAULT_RR, err_name(r), rr_interval_get());
+		ktap_check(r == 1 && rr_interval_get() == DEFAULT_RR && lend == lend0, "restored",
+			   "rr_interval: writing %d: %s, reads %d; rsdl_lend reads %d, want %d",
+			   DEFAULT_RR, err_name(r), rr_interval_get(), lend, lend0);
 	}
 	ktap_finish();
 }
