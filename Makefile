@@ -17,7 +17,7 @@ check:
 series: tree
 	scripts/check-series.sh
 
-## make demo            RSDL vs EEVDF on the perf kernel: snag workload, latency, fairness, throughput (QUICK=1)
+## make demo            RSDL | EEVDF | RSDL+lending on the perf kernel: snag workload, latency, fairness, throughput (QUICK=1)
 demo:
 	scripts/demo.sh
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""demo-report.py RESULTS_DIR: turn the demo boots in RESULTS_DIR/raw/rep<N>-<rsdl|eevdf>/ into
-CSV files (csv/), PNG plots (plots/, gnuplot) and report.md (prose: demo-report.md.in) with RSDL
-and EEVDF side by side: median over the repetitions, spread (min-max), ratio of the medians.
+"""demo-report.py RESULTS_DIR: turn the demo boots in RESULTS_DIR/raw/rep<N>-<column>/ into
+CSV files (csv/), PNG plots (plots/, gnuplot) and report.md (prose: demo-report.md.in) with the
+columns that booted (SCHEDS) side by side: median over the repetitions, spread (min-max), ratio
+of the medians to EEVDF's. It stops, writing nothing, when a boot's guest contradicts its column.
 Values stay the guest's text; they are compared and averaged as numbers (their leading number)."""
 import glob
 import os
@@ -11,14 +12,21 @@ import subprocess
 import sys
 import tempfile
 
-SCHEDS = ("rsdl", "eevdf")
-TYPES = "calibrate snag share shares cyclictest bench pickcost".split()
+# the columns in report order, as named in raw/rep<N>-<column>: label, the scheduler the guest's
+# suite must report ("# scheduler: X"), whether its /proc/sys/kernel/rsdl_lend must be 1
+SCHEDS = {"rsdl": ("RSDL", "rsdl", False), "eevdf": ("EEVDF", "eevdf", False),
+          "rsdl-lend": ("RSDL + lending (rule 14)", "rsdl", True)}
+BASE = "eevdf"  # the ratio columns: every other column's medians / this one's
+TYPES = "mode calibrate snag share shares cyclictest bench pickcost".split()
 FRAME_HEADER = "rep sched name frame client_wake_us server_wake_us response_us frame_us met"
 NUMBER = r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
-# the snag summary: per pair of columns (RSDL, EEVDF) the metric, its divisor (µs -> ms), format
-SNAG_SUMMARY = [("frames_met_pct", 1, "%.1f"), ("server_wake_p99_us", 1000, "%.2f"),
-                ("server_wake_max_us", 1000, "%.2f"), ("response_p99_us", 1000, "%.1f"),
-                ("frame_max_us", 1000, "%.1f")]
+# the snag summary: per group of columns (one per scheduler) the metric, its divisor (µs -> ms),
+# format and header
+SNAG_SUMMARY = [("frames_met_pct", 1, "%.1f", "frames met %"),
+                ("server_wake_p99_us", 1000, "%.2f", "server wake p99 ms"),
+                ("server_wake_max_us", 1000, "%.2f", "server wake max ms"),
+                ("response_p99_us", 1000, "%.1f", "server response p99 ms"),
+                ("frame_max_us", 1000, "%.1f", "frame max ms")]
 # the side-by-side tables: placeholder in the template, record type, key columns, metrics
 SIDE_TABLES = [
     ("snag_figures", "snag", "name", "frames met frames_met_pct long_frames frame_p50_us"
@@ -102,11 +110,21 @@ def column(table, name):
     return [row[i] if i < len(row) else "" for row in rows]
 
 
+def rep_sched(boot):
+    """(rep, sched) of a boot directory rep<N>-<sched>."""
+    return tuple(boot[3:].split("-", 1))
+
+
+def label(sched):
+    """The report's name of a column."""
+    return SCHEDS[sched][0]
+
+
 def records(raw, boots):
     """(rep, sched, fields) of each non-empty line of the boots' ktap.log; 8 empty fields added."""
     found = []
     for boot in boots:
-        rep, sched = boot[3:].split("-", 1)
+        rep, sched = rep_sched(boot)
         for line in read(f"{raw}/{boot}/ktap.log").split("\n"):
             fields = line.split()
             if fields:
@@ -154,8 +172,41 @@ def groups(table, keys, name):
     return result
 
 
+def lending(tables):
+    """{(rep, sched): /proc/sys/kernel/rsdl_lend in the guest} of the boots that recorded it."""
+    mode = tables["mode"]
+    return dict(zip(zip(column(mode, "rep"), column(mode, "sched")), column(mode, "rsdl_lend")))
+
+
+def check_columns(raw, boots, tables):
+    """Stop when a boot's guest contradicts its column: the scheduler its suite reported, its
+    rsdl_lend (a mislabelled column is worse than none). Boots without records add nothing."""
+    lend, wrong = lending(tables), []
+    recorded = {tuple(row[:2]) for _, rows in tables.values() for row in rows}
+    for boot in boots:
+        if rep_sched(boot) not in recorded:
+            continue
+        _, scheduler, lends = SCHEDS[rep_sched(boot)[1]]
+        ran = re.search(r"^# scheduler: (\S+)", read(f"{raw}/{boot}/ktap.log"), re.M)
+        if ran and ran[1] != scheduler:
+            hint = " (a kernel without CONFIG_SCHED_RSDL?)" if scheduler == "rsdl" else ""
+            wrong.append(f"{boot}: the guest ran {ran[1]}, not {scheduler}{hint}")
+        value = lend.get(rep_sched(boot), "not recorded")
+        if (value == "1") != lends:
+            wrong.append(f"{boot}: /proc/sys/kernel/rsdl_lend in the guest: {value}, "
+                         + ("not 1 (a kernel without lending?)" if lends else "lending on"))
+    if wrong:
+        sys.exit(f"[report] error: {raw}: boots that are not what their name says, no report:\n  "
+                 + "\n  ".join(wrong))
+
+
+def ratio_columns(scheds):
+    """The columns that get a ratio to BASE: all others, if BASE is there."""
+    return [s for s in scheds if s != BASE] if BASE in scheds else []
+
+
 def spread(values, boots):
-    """RSDL's or EEVDF's two cells: median ("n of N" if only n of N boots have it) | min–max."""
+    """A column's two cells: median ("n of N" if only n of N boots have it) | min–max."""
     if not values:
         return "– | –"
     some = f" ({len(values)} of {boots})" if len(values) < boots else ""
@@ -163,42 +214,50 @@ def spread(values, boots):
     return f"{cell(median(values))}{some} | {cell(low)}–{cell(high)}"
 
 
-def ratio(rsdl, eevdf):
-    """The RSDL/EEVDF cell: ratio of the medians; 1.00 for 0/0, ∞ for x/0, – if one is missing."""
-    if not (rsdl and eevdf):
+def ratio(values, base):
+    """A X/EEVDF cell: ratio of the medians; 1.00 for 0/0, ∞ for x/0, – if one is missing."""
+    if not (values and base):
         return "–"
-    a, b = number(median(rsdl)), number(median(eevdf))
+    a, b = number(median(values)), number(median(base))
     if b:
         return "%.2f" % (a / b)
     return "1.00" if a == 0 else "∞"
 
 
-def side_rows(table, keys, metrics):
-    """Rows per (KEYS columns, metric): both medians, spreads, ratio; each after a newline."""
+def side_table(table, keys, metrics, scheds):
+    """A side-by-side table after its first two header cells: the rest of the header, the
+    separator, a row per (KEYS columns, metric): per column median and spread, then ratios."""
+    cells = [c for s in scheds for c in (label(s), label(s) + " min–max")]
+    others = ratio_columns(scheds)
+    cells += [f"{label(s)}/{label(BASE)}" for s in others]
+    text = "".join(f" {c} |" for c in cells) + "\n|---|---|" + "---|" * len(cells)
     keyed = [" ".join(k) for k in zip(*(column(table, c) for c in keys.split()))]
     boots = set(zip(column(table, "rep"), column(table, "sched")))
     reps = {sched: sum(s == sched for _, s in boots) for sched in SCHEDS}
     by_metric = {m: groups(table, keyed, m) for m in metrics.split()}
-    rows = ""
     for key in dict.fromkeys(keyed):
         for m in metrics.split():
-            rsdl, eevdf = by_metric[m][key]["rsdl"], by_metric[m][key]["eevdf"]
-            if rsdl or eevdf:
-                rows += f"\n| {key} | {m} | {spread(rsdl, reps['rsdl'])} | "
-                rows += f"{spread(eevdf, reps['eevdf'])} | {ratio(rsdl, eevdf)} |"
-    return rows
+            values = by_metric[m][key]
+            if any(values[s] for s in scheds):
+                text += f"\n| {key} | {m} |"
+                text += "".join(f" {spread(values[s], reps[s])} |" for s in scheds)
+                text += "".join(f" {ratio(values[s], values[BASE])} |" for s in others)
+    return text
 
 
-def snag_summary_rows(snag):
-    """Rows per scenario of the SNAG_SUMMARY medians, each after a newline."""
-    by_metric = [groups(snag, column(snag, "name"), m) for m, _, _ in SNAG_SUMMARY]
-    rows = ""
+def snag_summary(snag, scheds):
+    """The SNAG_SUMMARY table after its first header cell: the rest of the header, the
+    separator, a row per scenario."""
+    cells = [f"{head} {label(s)}" if s == scheds[0] else label(s)
+             for _, _, _, head in SNAG_SUMMARY for s in scheds]
+    text = "".join(f" {c} |" for c in cells) + "\n|---|" + "---|" * len(cells)
+    by_metric = [groups(snag, column(snag, "name"), m) for m, _, _, _ in SNAG_SUMMARY]
     for key in by_metric[0]:
-        rows += f"\n| {key} |"
-        for (_, divisor, form), values in zip(SNAG_SUMMARY, by_metric):
-            for sched in SCHEDS:
-                rows += " " + form % (number(median(values[key][sched])) / divisor) + " |"
-    return rows
+        text += f"\n| {key} |"
+        for (_, divisor, form, _), values in zip(SNAG_SUMMARY, by_metric):
+            for sched in scheds:
+                text += " " + form % (number(median(values[key][sched])) / divisor) + " |"
+    return text
 
 
 def gnuplot(terminal, png, script):
@@ -215,15 +274,21 @@ def write_cdf(path, values):
     write(path, "".join(lines))
 
 
-def plot_frames(frames, scenarios, plots, data, size):
+def bars(path, titles):
+    """A gnuplot plot command of clustered bars: column 1 of PATH the xtics, then one per title."""
+    more = "".join(f', "" using {i} title "{t}"' for i, t in enumerate(titles[1:], 3))
+    return f'plot "{path}" using 2:xtic(1) title "{titles[0]}"{more}'
+
+
+def plot_frames(frames, scenarios, scheds, plots, data, size):
     """Latency CDFs per scenario, frame time CDFs of all scenarios per scheduler."""
     columns = {4: "client", 5: "server", 6: "response", 7: "frame"}
     for sc in scenarios:
-        for s in SCHEDS:
+        for s in scheds:
             for i, what in columns.items():
                 latencies = [number(r[i]) for r in frames if r[1] == s and r[2] == sc]
                 write_cdf(f"{data}/{sc}-{s}-{what}", latencies)
-        plot = {w: ", ".join(CURVE.format(f"{data}/{sc}-{s}-{w}", s.upper()) for s in SCHEDS)
+        plot = {w: ", ".join(CURVE.format(f"{data}/{sc}-{s}-{w}", label(s)) for s in scheds)
                 for w in columns.values()}
         gnuplot(size % "1400,420", f"{plots}/cdf-{sc}.png", f"""\
 set multiplot layout 1,3 title "{sc}: latency CDFs, all frames of all repetitions"
@@ -234,28 +299,32 @@ set title "server: request written -> server running"; plot {plot["server"]}
 set title "server response: request written -> reply read"; plot {plot["response"]}
 unset multiplot""")
     panels = ""
-    for s in SCHEDS:
+    for s in scheds:
         plot = ", ".join(CURVE.format(f"{data}/{sc}-{s}-frame", sc) for sc in scenarios)
-        panels += f"set title '{s.upper()}'\nplot {plot}\n"
-    gnuplot(size % "1000,420", f"{plots}/frame-time-cdf.png", f"""\
-set multiplot layout 1,2 title 'frame time (tick -> client work done) CDF; 16.7 ms = one period'
+        panels += f"set title '{label(s)}'\nplot {plot}\n"
+    gnuplot(size % f"{500 * len(scheds)},420", f"{plots}/frame-time-cdf.png", f"""\
+set multiplot layout 1,{len(scheds)} title \
+'frame time (tick -> client work done) CDF; 16.7 ms = one period'
 set logscale x; set grid; set key bottom right font ',8'; set yrange [0:1.02]
 set xlabel 'frame time (ms, log scale)'; set ylabel 'fraction of frames'
 set arrow from 16.667, graph 0 to 16.667, graph 1 nohead dt 2
 {panels}unset multiplot""")
 
 
-def plot_bars(share, snag, plots, data, size):
+def plot_bars(share, snag, scheds, plots, data, size):
     """Hog shares per nice (hogs pinned together, F1) and frames met per scenario: bar charts."""
     nices = [n if name == "F1-pinned" else None
              for n, name in zip(column(share, "nice"), column(share, "name"))]
     measured = groups(share, nices, "share_pct")
-    expected = {s: column(share, s + "_table_pct") for s in SCHEDS}
-    last_row = {nice: i for i, nice in enumerate(nices) if nice is not None}
-    lines = ""
-    for nice, i in last_row.items():
-        cells = [f"{as_awk(median(measured[nice][s]))} {expected[s][i]}" for s in SCHEDS]
+    expected = groups(share, nices, "expected_pct")  # the guest's table for its scheduler
+    lines, titles = "", []
+    for nice in (n for n in measured if n is not None):
+        cells = [f"{as_awk(median(measured[nice][s]))} {as_awk(median(expected[nice][s]))}"
+                 for s in scheds]
         lines += f"nice{nice} {' '.join(cells)}\n"
+    for s in scheds:
+        table = "weights" if SCHEDS[s][1] == "eevdf" else "E = slots x quota"
+        titles += [f"{label(s)} measured", f"{label(s)} expected ({table})"]
     write(f"{data}/shares", lines)
     gnuplot(size % "1000,420", f"{plots}/hog-shares-per-nice.png", f"""\
 {BARS}
@@ -263,23 +332,22 @@ set logscale y; set yrange [0.1:100]; set grid y; set key top right
 set title "CPU share of hogs pinned together on one CPU: measured (median) vs each \
 scheduler's own table"
 set ylabel "share of one CPU (%, log scale)"
-plot "{data}/shares" using 2:xtic(1) title "RSDL measured", \\
-  "" using 3 title "RSDL expected (E = slots x quota)", "" using 4 title "EEVDF measured", \\
-  "" using 5 title "EEVDF expected (weights)\"""")
+{bars(f"{data}/shares", titles)}""")
     lines = ""
     for key, met in groups(snag, column(snag, "name"), "frames_met_pct").items():
-        lines += f"{key} {as_awk(median(met['rsdl']))} {as_awk(median(met['eevdf']))}\n"
+        lines += key + "".join(f" {as_awk(median(met[s]))}" for s in scheds) + "\n"
     write(f"{data}/frames", lines)
     gnuplot(size % "1000,420", f"{plots}/frames-met.png", f"""\
 {BARS}
 set yrange [0:120]; set ytics 0,20,100; set key top center horizontal
 set grid y; set title "snag workload: frames met (median over the repetitions)"
 set ylabel "frames met (%)"; set xtics rotate by -20 font ",8"
-plot "{data}/frames" using 2:xtic(1) title "RSDL", "" using 3 title "EEVDF\"""")
+{bars(f"{data}/frames", [label(s) for s in scheds])}""")
 
 
-def boot_line(raw, boot):
-    """The report's line on one boot: verdict, wall time, vCPU balance, boots given up."""
+def boot_line(raw, boot, lend):
+    """The report's line on one boot: verdict, wall time, vCPU balance, rsdl_lend (LEND), boots
+    given up."""
     path = f"{raw}/{boot}"
     verdict = read(f"{path}/verdict").rstrip("\n").split("\n")[-1]
     wall = "?"
@@ -287,6 +355,7 @@ def boot_line(raw, boot):
         wall = read(f"{path}/wall-seconds").rstrip("\n")
     balance = "/".join(re.findall(r"vcpu_balance=([0-9.]*)", read(f"{path}/ktap.log")))
     line = f"- `{boot}`: {verdict}, {wall} s wall, vCPU balance at start/end {balance}"
+    line += f", rsdl_lend {lend}"
     tries = len(glob.glob(glob.escape(path) + ".try*"))
     if tries:
         line += f", after {tries} boot(s) given up for unbalanced vCPUs"
@@ -301,31 +370,39 @@ def template_parts():
     return {name: part.rstrip("\n") for name, part in zip(pieces[1::2], pieces[2::2])}
 
 
-def report(out, boots, tables, scenarios):
+def report(out, boots, tables, scenarios, scheds):
     """The text of report.md: the template part "report" filled in."""
-    raw, snag, parts = f"{out}/raw", tables["snag"], template_parts()
+    raw, snag, parts, lend = f"{out}/raw", tables["snag"], template_parts(), lending(tables)
     setup = {}
     for line in read(f"{out}/setup.txt").split("\n"):
         if "=" in line:
             setup.setdefault(*line.split("=", 1))  # the first line of each key
     values = {key: setup.get(key, "") for key in SETUP_KEYS}
-    console = read(f"{raw}/rep1-rsdl/console.log")
-    version = re.search(r"Linux version [^ \n]*", console)
-    cmdline = re.search(r".*Command line: (.*)", console)
-    rr_ms = [r for r, s in zip(column(snag, "rr_ms"), column(snag, "sched")) if s == "rsdl"]
+    first = {}  # the first boot of each column
+    for boot in boots:
+        first.setdefault(rep_sched(boot)[1], boot)
+    version = re.search(r"Linux version [^ \n]*", read(f"{raw}/{first[scheds[0]]}/console.log"))
+    columns = ""
+    for s in scheds:
+        cmdline = re.search(r".*Command line: (.*)", read(f"{raw}/{first[s]}/console.log"))
+        columns += f"\n  - {label(s)}: kernel command line `{cmdline[1] if cmdline else '?'}`"
+    rr_ms = [r for r, s in zip(column(snag, "rr_ms"), column(snag, "sched"))
+             if SCHEDS[s][1] == "rsdl"]
     clock = "clock-wall"
     if values["accel"] == "icount":
         smp = values["smp"].strip()
         clock = "clock-icount-smp" if smp.isdigit() and int(smp) > 1 else "clock-icount-1"
-    values.update(repetitions=sum("rsdl" in boot for boot in boots),
+    values.update(title=" versus ".join(label(s) for s in scheds), columns=columns,
+                  repetitions=len({rep_sched(boot)[0] for boot in boots}),
                   kernel_sha256=setup.get("kernel_sha256", "")[:16],
-                  version=version[0] if version else "?", cmdline=cmdline[1] if cmdline else "",
+                  version=version[0] if version else "?",
                   clock=parts[clock], rr_ms=rr_ms[0] if rr_ms else "",
-                  boots="\n".join(boot_line(raw, boot) for boot in boots),
-                  snag_rows=snag_summary_rows(snag),
+                  boots="\n".join(boot_line(raw, boot, lend.get(rep_sched(boot), "not recorded"))
+                                   for boot in boots),
+                  snag_summary=snag_summary(snag, scheds),
                   cdf_plots="\n".join(f"![{sc}](plots/cdf-{sc}.png)" for sc in scenarios))
     for name, kind, keys, metrics in SIDE_TABLES:
-        values[name] = side_rows(tables[kind], keys, metrics)
+        values[name] = side_table(tables[kind], keys, metrics, scheds)
     return string.Template(parts["report"]).substitute(values) + "\n"
 
 
@@ -335,13 +412,15 @@ def main():
         sys.exit("usage: demo-report.py RESULTS_DIR")
     out = sys.argv[1]
     raw, csv, plots = f"{out}/raw", f"{out}/csv", f"{out}/plots"
-    os.makedirs(csv, exist_ok=True)
-    os.makedirs(plots, exist_ok=True)
-    found = [os.path.basename(p) for s in SCHEDS for p in glob.glob(f"{glob.escape(raw)}/rep*-{s}")]
-    boots = sorted(found, key=version_key)
+    found = {s: glob.glob(f"{glob.escape(raw)}/rep*-{s}") for s in SCHEDS}
+    scheds = [s for s in SCHEDS if found[s]]
+    boots = sorted((os.path.basename(p) for s in scheds for p in found[s]), key=version_key)
     if not boots:
         sys.exit(f"[report] error: no boots in {raw}")
     tables = make_tables(raw, boots)
+    check_columns(raw, boots, tables)
+    os.makedirs(csv, exist_ok=True)
+    os.makedirs(plots, exist_ok=True)
     for kind, (header, rows) in tables.items():
         lines = [header] + rows if header else rows
         write(f"{csv}/{kind}.csv", "".join(",".join(line) + "\n" for line in lines))
@@ -350,9 +429,9 @@ def main():
     frames = tables["frames"][1]
     scenarios = [name for name in dict.fromkeys(row[2] for row in frames) if name]
     with tempfile.TemporaryDirectory() as data:
-        plot_frames(frames, scenarios, plots, data, size)
-        plot_bars(tables["share"], tables["snag"], plots, data, size)
-    write(f"{out}/report.md", report(out, boots, tables, scenarios))
+        plot_frames(frames, scenarios, scheds, plots, data, size)
+        plot_bars(tables["share"], tables["snag"], scheds, plots, data, size)
+    write(f"{out}/report.md", report(out, boots, tables, scenarios, scheds))
     print(f"[report] wrote {out}/report.md, {len(os.listdir(csv))} CSV files, "
           f"{len(os.listdir(plots))} plots")
 

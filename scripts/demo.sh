@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# make demo: RSDL versus EEVDF on the same benchmark ("perf") kernel image. Each repetition
-# boots it twice, RSDL (default) then rsdl=off (EEVDF), and runs guest/lab/run/demo (snag
+# make demo: RSDL versus EEVDF (and RSDL with lending) on the same benchmark ("perf") kernel
+# image. Each repetition boots it once per column, interleaved: rsdl (default), eevdf (rsdl=off)
+# and rsdl-lend (rsdl_lend: RSDL with rule 14 lending on), and runs guest/lab/run/demo (snag
 # workload, cyclictest, fairness, throughput, pick cost); then scripts/demo-report.py writes
 # report.md, CSV files and PNG plots into the results directory.
 #   QUICK=1 (1 repetition, short runs)  REPS=3  KERNEL=bzImage  SMP=1
 #   ACCEL=icount|multi (default icount)  RESULTS=dir  BOOT_TIMEOUT=1800
+#   DEMO_SCHEDS="rsdl eevdf rsdl-lend" (the columns, in boot order; "rsdl eevdf": the two of old)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 STAGE=demo
@@ -12,20 +14,30 @@ S=$REPO/scripts
 t_start=$(date +%s)
 # the command as given, for the report
 cmd="make demo"
-for v in RSDL_WORK KERNEL QUICK REPS SMP ACCEL; do [ -z "${!v:-}" ] || cmd="$v=${!v} $cmd"; done
+for v in RSDL_WORK KERNEL QUICK REPS SMP ACCEL DEMO_SCHEDS; do
+	[ -z "${!v:-}" ] || cmd="$v=$(printf %q "${!v}") $cmd"
+done
+# the kernel command line of each column; its boots go to raw/rep<N>-<column>
+declare -A sched_args=([rsdl]="" [eevdf]=rsdl=off [rsdl-lend]=rsdl_lend)
+read -ra scheds <<<"${DEMO_SCHEDS:-rsdl eevdf rsdl-lend}"
+[ ${#scheds[@]} -gt 0 ] || die "DEMO_SCHEDS is empty"
+for s in "${scheds[@]}"; do
+	[ -n "${sched_args[$s]+set}" ] || die "DEMO_SCHEDS: no column '$s' (${!sched_args[*]})"
+	[ "$(printf '%s\n' "${scheds[@]}" | grep -cx -- "$s")" = 1 ] || die "DEMO_SCHEDS: '$s' twice"
+done
 lab_chain perf
 quick=${QUICK:-0}
 if [ "$quick" = 1 ]; then reps=${REPS:-1} extra="lab.quick=1" per_boot=90; else reps=${REPS:-3} extra= per_boot=160; fi
 out=${RESULTS:-$RSDL_WORK/results/$(date +%Y%m%d-%H%M%S)-demo$([ "$quick" = 1 ] && echo -quick || true)}
 # icount: guest time follows the instruction count, so the numbers do not depend on host load
-# (docs/lab.md: ACCEL); both vCPUs then share one host thread, the same for both schedulers.
+# (docs/lab.md: ACCEL); both vCPUs then share one host thread, the same for every column.
 # 1 vCPU by default: with 2 vCPUs under -icount one vCPU ran 7-13 times slower than the other,
 # or not at all, in every boot tried (docs/lab.md, Known lab problems).
 smp=${SMP:-1} accel=${ACCEL:-icount}
 per_boot=$((per_boot * smp)) # -icount emulates the vCPUs on one host thread
 mkdir -p "$out/raw"
-boots=$((2 * reps))
-say "$boots boots ($reps x RSDL, EEVDF interleaved), $([ "$quick" = 1 ] && echo quick || echo full) mode," \
+boots=$((${#scheds[@]} * reps))
+say "$boots boots ($reps x ${scheds[*]}, interleaved), $([ "$quick" = 1 ] && echo quick || echo full) mode," \
 	"about $((boots * per_boot / 60)) min on an idle 2-core host (more when it is busy); results in $out"
 {
 	echo "command=$cmd"
@@ -60,23 +72,22 @@ boot() {
 	done
 }
 
-i=0
+i=0 verdicts=()
 for rep in $(seq 1 "$reps"); do
-	for s in "rsdl|" "eevdf|rsdl=off"; do
-		name=${s%%|*}
+	for name in "${scheds[@]}"; do
 		t0=$(date +%s)
-		boot "$rep" "$name" "${s#*|}"
+		boot "$rep" "$name" "${sched_args[$name]}"
+		verdicts+=("$out/raw/rep$rep-$name/verdict")
 		i=$((i + 1))
 		left=$(( ($(date +%s) - t_start) * (boots - i) / i / 60 ))
 		say "boot $i/$boots (rep $rep, $name) $(tail -n 1 "$out/raw/rep$rep-$name/verdict") in $(since "$t0");" \
 			"elapsed $(since "$t_start"), about $left min left"
 	done
 done
-grep -q 'scheduler: rsdl' "$out/raw/rep1-rsdl/ktap.log" ||
-	die "the RSDL boot did not run RSDL (kernel without CONFIG_SCHED_RSDL?): see $out/raw/rep1-rsdl"
+# the report refuses boots whose guest contradicts their column (scheduler, rsdl_lend)
 "$S/demo-report.py" "$out"
 echo
 cat "$out/report.md"
 echo
 say "results in $out ($(since "$t_start"))"
-if grep -h '^FAIL' "$out"/raw/rep*-{rsdl,eevdf}/verdict; then die "some demo boots were not clean (above)"; fi
+if grep -h '^FAIL' "${verdicts[@]}"; then die "some demo boots were not clean (above)"; fi
