@@ -29,12 +29,7 @@ static inline int cg_find_root(void)
 /* Write @val to @dir/@file: 0 or -errno */
 static inline int cg_write(const char *dir, const char *file, const char *val)
 {
-	char path[300];
-	ssize_t r;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	r = write_file(path, val);
-	return r < 0 ? (int)r : 0;
+	return write_file_at(dir, file, val);
 }
 
 /* Read @dir/@file into @out without the trailing newline: 0 or -errno */

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -79,6 +80,17 @@ static inline ssize_t write_file_n(const char *path, const char *data, size_t le
 static inline ssize_t write_file(const char *path, const char *s)
 {
 	return write_file_n(path, s, strlen(s));
+}
+
+/* Write @s to @dir/@file (cgroup and tracefs control files): 0 or -errno */
+static inline int write_file_at(const char *dir, const char *file, const char *s)
+{
+	char path[300];
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	r = write_file(path, s);
+	return r < 0 ? (int)r : 0;
 }
 
 static inline int file_exists(const char *path)

@@ -233,12 +233,7 @@ static inline long swtrace_overrun(int cpu)
 /* Write @val to the file @file of the trace directory @dir; 0 or -errno */
 static inline int trace_dir_write(const char *dir, const char *file, const char *val)
 {
-	char path[256];
-	ssize_t r;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	r = write_file(path, val);
-	return r < 0 ? (int)r : 0;
+	return write_file_at(dir, file, val);
 }
 
 /* Tracing off, the events off, the instance @dir removed (an exit cleanup) */
