@@ -19,6 +19,11 @@
  *  6. nice_change_mid_rotation (rule 10): quota, row and slots follow nice.
  *  7. idle_only_level_39 (rule 11): SCHED_IDLE runs at level 39 only.
  *  8. fifo_preempts_rsdl: SCHED_FIFO runs above RSDL.
+ *  9. sync_wake_waits_for_waker (rule 7): a task woken by a pipe write (a
+ *     synchronous wakeup) runs when its waker blocks, one woken by an
+ *     eventfd write preempts at once.
+ * 10. sync_waker_runs_on (rules 7 and 3): a waker that goes on running after
+ *     a synchronous wakeup delays its wakee by at most the rest of its slot.
  *
  * Wake latencies come from an absolute hrtimer sleep (timer slack 1 ns) with
  * random periods, so wakes fall at random points of the hogs' slots; the
@@ -27,6 +32,7 @@
  * the kernel build and the emulator make it (~0.5 ms at p50 for the lab's
  * debug kernel under icount).
  */
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include "util.h"
 
@@ -519,10 +525,175 @@ static void test_fifo(void)
 		   US(st.p90), US(fb.p90 + HALF_TICK), US(st.max));
 }
 
+/*
+ * The synchronous-wakeup rounds: W (nice 19: its only slot is level 20) and
+ * S (nice 0, first slot below level 20, so rule 7 alone lets S preempt W)
+ * on the test CPU. Each round both sleep for SYNC_IDLE, the CPU goes idle
+ * and W's wake starts a new rotation with its slot full (rule 5). W then
+ * notes t_wake and writes to S's pipe (a WF_SYNC wakeup) or eventfd (not
+ * synchronous), runs on for @run_ns of wall time, notes t_block and blocks
+ * reading S's answer; S notes t_run when its read returns and answers.
+ */
+#define SYNC_ROUNDS 100
+#define SYNC_IDLE (10 * NSEC_PER_MSEC)
+
+struct sync_round {
+	int64_t t_wake, t_block, t_run;
+};
+
+static int sync_rounds(bool use_eventfd, int64_t run_ns, int n, struct sync_round *r)
+{
+	struct task_cfg cw = { .cpu = cpu, .policy = SCHED_OTHER, .nice = 19 };
+	struct task_cfg cs = { .cpu = cpu, .policy = SCHED_OTHER, .nice = 0 };
+	int req[2], ans[2], efd = -1, bad = 0;
+	pid_t w, s;
+	uint64_t v = 1;
+	char c = 0;
+
+	if (pipe(req) || pipe(ans))
+		return -1;
+	if (use_eventfd && (efd = eventfd(0, 0)) < 0)
+		return -1;
+	s = fork_child();
+	if (s == 0) {
+		if (task_cfg_apply(&cs))
+			_exit(1);
+		for (int i = 0; i < n; i++) {
+			if ((use_eventfd ? read(efd, &v, 8) != 8 : read(req[0], &c, 1) != 1))
+				_exit(2);
+			r[i].t_run = now_ns();
+			if (write(ans[1], &c, 1) != 1)
+				_exit(3);
+		}
+		_exit(0);
+	}
+	w = fork_child();
+	if (w == 0) {
+		if (task_cfg_apply(&cw))
+			_exit(1);
+		for (int i = 0; i < n; i++) {
+			sleep_ns(SYNC_IDLE);
+			r[i].t_wake = now_ns();
+			if ((use_eventfd ? write(efd, &v, 8) != 8 : write(req[1], &c, 1) != 1))
+				_exit(2);
+			while (now_ns() < r[i].t_wake + run_ns)
+				;
+			r[i].t_block = now_ns();
+			if (read(ans[0], &c, 1) != 1)
+				_exit(3);
+		}
+		_exit(0);
+	}
+	bad |= reap_child(w) != 0;
+	bad |= reap_child(s) != 0;
+	close(req[0]);
+	close(req[1]);
+	close(ans[0]);
+	close(ans[1]);
+	if (efd >= 0)
+		close(efd);
+	return bad ? -1 : 0;
+}
+
+/* Rounds in which S ran before W blocked; S's wake latencies into lat[] */
+static int sync_early(const struct sync_round *r, int n)
+{
+	int early = 0;
+
+	for (int i = 0; i < n; i++) {
+		lat[i] = r[i].t_run - r[i].t_wake;
+		early += r[i].t_run < r[i].t_block;
+	}
+	return early;
+}
+
+/*
+ * sync_wake_waits_for_waker (rule 7): W runs SYNC_RUN = 2 ms after the
+ * wakeup, about 2.5 ms of its 6 ms slot with the wake path, so its slot never
+ * ends first. Pipe (synchronous): S runs after W blocks, t_run >= t_block,
+ * in every round; asserted in >= 95 % of them (a round where some other task
+ * preempts W is followed, rightly, by S: it is queued at the better level).
+ * Eventfd (not synchronous): S preempts W at once, t_run < t_block in >= 95 %
+ * of the rounds, with p90 latency <= base p90 + 0.5 ms as in subtest 1.
+ */
+#define SYNC_RUN (2 * NSEC_PER_MSEC)
+
+static void test_sync_wake(void)
+{
+	struct sync_round *r = shared_alloc(sizeof(*r) * SYNC_ROUNDS);
+	int need = SYNC_ROUNDS * 95 / 100, early_sync, early_efd;
+	struct lat_stats ss, se;
+
+	if (sync_rounds(false, SYNC_RUN, SYNC_ROUNDS, r)) {
+		ktap_fail("sync_wake_waits_for_waker", "pipe rounds failed");
+		goto out;
+	}
+	early_sync = sync_early(r, SYNC_ROUNDS);
+	ss = lat_summary(lat, SYNC_ROUNDS);
+	memset(r, 0, sizeof(*r) * SYNC_ROUNDS);
+	if (sync_rounds(true, SYNC_RUN, SYNC_ROUNDS, r)) {
+		ktap_fail("sync_wake_waits_for_waker", "eventfd rounds failed");
+		goto out;
+	}
+	early_efd = sync_early(r, SYNC_ROUNDS);
+	se = lat_summary(lat, SYNC_ROUNDS);
+	print_lat("pipe (WF_SYNC): nice 0 woken by a nice 19 waker that runs 2 ms more", &ss);
+	print_lat("eventfd (not sync): the same", &se);
+	ktap_diag("pipe: S ran before W blocked in %d of %d rounds, expected 0, asserted <= %d",
+		  early_sync, SYNC_ROUNDS, SYNC_ROUNDS - need);
+	ktap_diag("eventfd: S ran before W blocked in %d of %d rounds, expected %d, asserted >= "
+		  "%d; p90 %.1f us, asserted <= base p90 + 500 us = %.1f us", early_efd,
+		  SYNC_ROUNDS, SYNC_ROUNDS, need, US(se.p90), US(base.p90 + HALF_TICK));
+	ktap_check(SYNC_ROUNDS - early_sync >= need && early_efd >= need &&
+			   se.p90 <= base.p90 + HALF_TICK,
+		   "sync_wake_waits_for_waker",
+		   "pipe: %d early rounds, eventfd: %d early rounds, p90 %.1f us", early_sync,
+		   early_efd, US(se.p90));
+out:
+	munmap(r, sizeof(*r) * SYNC_ROUNDS);
+}
+
+/*
+ * sync_waker_runs_on (rules 7 and 3), the hostile side: W wakes S through the
+ * pipe and then runs on for 30 ms instead of blocking. S waits only for the
+ * rest of W's slot (rule 3 ends it): latency <= quota(19) + 1 tick of
+ * overrun + base max (the wake path). Expected about quota(19): the slot W
+ * started at its wake, less what W ran before its write, plus up to a tick
+ * of overrun and S's own wake path; asserted max within the bound, and
+ * p50 >= quota / 2 (S did wait for the slot's end).
+ */
+#define RUNON_ROUNDS 50
+#define RUNON_RUN (30 * NSEC_PER_MSEC)
+
+static void test_sync_runs_on(void)
+{
+	struct sync_round *r = shared_alloc(sizeof(*r) * RUNON_ROUNDS);
+	int64_t q = rsdl_quota_ns(19, RR_MS), bound = q + RSDL_TICK_NS + base.max;
+	struct lat_stats st;
+	int early;
+
+	if (sync_rounds(false, RUNON_RUN, RUNON_ROUNDS, r)) {
+		ktap_fail("sync_waker_runs_on", "pipe rounds failed");
+		munmap(r, sizeof(*r) * RUNON_ROUNDS);
+		return;
+	}
+	early = sync_early(r, RUNON_ROUNDS);
+	munmap(r, sizeof(*r) * RUNON_ROUNDS);
+	st = lat_summary(lat, RUNON_ROUNDS);
+	print_lat("pipe (WF_SYNC): nice 0 woken by a nice 19 waker that runs on 30 ms", &st);
+	ktap_diag("S ran before W blocked in %d of %d rounds (expected all: W's slot ends first); "
+		  "latency expected about quota(19) = %.1f ms, asserted p50 >= %.1f ms and max <= "
+		  "%.2f ms (quota + tick + base max)", early, RUNON_ROUNDS, MS(q), MS(q / 2),
+		  MS(bound));
+	ktap_check(st.p50 >= q / 2 && st.max <= bound, "sync_waker_runs_on",
+		   "p50 %.2f ms (want >= %.1f), max %.2f ms (want <= %.2f)", MS(st.p50),
+		   MS(q / 2), MS(st.max), MS(bound));
+}
+
 int main(void)
 {
 	cpu = test_cpu();
-	ktap_plan("rsdl_rules", 8);
+	ktap_plan("rsdl_rules", 10);
 	ktap_watchdog(150);
 	ktap_diag("scheduler: %s, %d CPUs online, test CPU %d", sched_name(), ncpus_online(), cpu);
 	become_controller_or_bail();
@@ -539,5 +710,7 @@ int main(void)
 	test_nice_change();
 	test_idle_level();
 	test_fifo();
+	test_sync_wake();
+	test_sync_runs_on();
 	ktap_finish();
 }
