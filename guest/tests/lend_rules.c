@@ -67,9 +67,13 @@
  *     A failure means a server's work was charged to the wrong client, to nobody, or not
  *     on loan.
  *
+ *  4. lend_own_slot (rule 14a/b: no loan to a task with a slot of its own above the
+ *     waker's level): W nice 19 and S nice -20 (replies by eventfd), no hogs; S never
+ *     leaves its first slot, above W's; expected 0 loans W->S. See test_own_slot().
+ *
  * EEVDF (rsdl=off): there is no rule 14 (no rsdl_lend, no rsdl_loan event). The same
- * three workloads run and their figures are printed as diagnostics (runtimes, shares,
- * the server's time per client) beside EEVDF's weight shares, and the three subtests are
+ * workloads run and their figures are printed as diagnostics (runtimes, shares,
+ * the server's time per client) beside EEVDF's weight shares, and the subtests are
  * reported "# SKIP" with the reason. The lab's verdict counts a SKIP as a failure, so
  * suite.list runs this program on the RSDL 1-CPU boot only.
  *
@@ -77,6 +81,7 @@
  * instruction-count boot (with multi-threaded TCG the host's stalls of a vCPU show up as
  * runtime of whatever it ran).
  */
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include "swtrace.h"
 
@@ -267,6 +272,7 @@ static void __attribute__((noreturn)) child_failed(volatile int *err, ssize_t r)
 /* The pair: W (client) and S (server) over a request and a reply pipe */
 struct pair {
 	int req[2], rep[2];
+	int rep_efd;		/* >= 0: replies by eventfd (not a WF_SYNC wakeup) */
 	int64_t s_burn;
 	volatile uint64_t trips;	/* replies W received */
 	volatile int err;
@@ -275,13 +281,16 @@ struct pair {
 static void pair_client(void *arg)
 {
 	struct pair *p = arg;
+	uint64_t v;
 	char c = 'r';
 	ssize_t r;
 
 	for (;;) {
 		burn_cpu_ns(W_BURN_NS);
 		r = write(p->req[1], &c, 1);
-		if (r == 1)
+		if (r == 1 && p->rep_efd >= 0)
+			r = read(p->rep_efd, &v, 8) == 8;
+		else if (r == 1)
 			r = read(p->rep[0], &c, 1);
 		if (r != 1)
 			child_failed(&p->err, r);
@@ -292,6 +301,7 @@ static void pair_client(void *arg)
 static void pair_server(void *arg)
 {
 	struct pair *p = arg;
+	uint64_t one = 1;
 	char c;
 	ssize_t r;
 
@@ -299,7 +309,10 @@ static void pair_server(void *arg)
 		r = read(p->req[0], &c, 1);
 		if (r == 1) {
 			burn_cpu_ns(p->s_burn);
-			r = write(p->rep[1], &c, 1);
+			if (p->rep_efd >= 0)
+				r = write(p->rep_efd, &one, 8) == 8;
+			else
+				r = write(p->rep[1], &c, 1);
 		}
 		if (r != 1)
 			child_failed(&p->err, r);
@@ -320,9 +333,12 @@ struct pair_run {
 	struct dbg_loans d0, d1;	/* before the tasks start, after they are gone */
 };
 
-/* W and S (nice 0) beside @nhogs nice-0 hogs: @settle, then a window of @window */
-static void pair_run(struct pair_run *pr, int64_t s_burn, int nhogs, int64_t settle,
-		     int64_t window)
+/*
+ * W (nice @w_nice) and S (nice @s_nice) beside @nhogs nice-0 hogs: @settle, then a
+ * window of @window; S replies by eventfd if @efd_reply, else through the reply pipe
+ */
+static void pair_run(struct pair_run *pr, int w_nice, int s_nice, bool efd_reply,
+		     int64_t s_burn, int nhogs, int64_t settle, int64_t window)
 {
 	struct pair *p = shared_alloc(sizeof(*p));
 	struct hog_slot *h = shared_alloc(sizeof(*h) * NHOGS);
@@ -335,6 +351,9 @@ static void pair_run(struct pair_run *pr, int64_t s_burn, int nhogs, int64_t set
 	p->s_burn = s_burn;
 	if (pipe(p->req) || pipe(p->rep))
 		ktap_bail("pipe: %s", strerror(errno));
+	p->rep_efd = efd_reply ? eventfd(0, 0) : -1;
+	if (efd_reply && p->rep_efd < 0)
+		ktap_bail("eventfd: %s", strerror(errno));
 	pr->dbg_ok = !rsdl || !dbg_loans_read(&pr->d0);
 	if (have_event && trace_instance_start(TR_DIR))
 		ktap_bail("cannot start tracing in %s", TR_DIR);
@@ -343,8 +362,8 @@ static void pair_run(struct pair_run *pr, int64_t s_burn, int nhogs, int64_t set
 					       settle + window + 10 * NSEC_PER_SEC);
 	if (nhogs && hogs_wait_ready(h, nhogs, 5 * NSEC_PER_SEC))
 		ktap_bail("hogs did not start");
-	pr->pid[T_S] = start_task(pair_server, p, 0, &gs);
-	pr->pid[T_W] = start_task(pair_client, p, 0, &gw);
+	pr->pid[T_S] = start_task(pair_server, p, s_nice, &gs);
+	pr->pid[T_W] = start_task(pair_client, p, w_nice, &gw);
 	gate_open(&gs);
 	gate_open(&gw);
 
@@ -370,6 +389,8 @@ static void pair_run(struct pair_run *pr, int64_t s_burn, int nhogs, int64_t set
 	close(p->req[1]);
 	close(p->rep[0]);
 	close(p->rep[1]);
+	if (p->rep_efd >= 0)
+		close(p->rep_efd);
 	munmap(p, sizeof(*p));
 	munmap(h, sizeof(*h) * NHOGS);
 }
@@ -395,7 +416,7 @@ static void test_off(void)
 	if (rsdl && rsdl_lend_set(0))
 		ktap_bail("cannot set %s to 0", RSDL_LEND_PATH);
 	lend = debugfs_lend();
-	pair_run(&pr, OFF_S_BURN_NS, 0, 200 * NSEC_PER_MSEC, OFF_NS);
+	pair_run(&pr, 0, 0, false, OFF_S_BURN_NS, 0, 200 * NSEC_PER_MSEC, OFF_NS);
 	ktap_diag("%s: W burns %.1f ms, S %.1f ms per request; %.0f ms: %llu round trips, W ran "
 		  "%.1f ms, S %.1f ms", name, MS(W_BURN_NS), MS(OFF_S_BURN_NS), MS(pr.t1 - pr.t0),
 		  (unsigned long long)pr.trips, MS(pr.run[T_W]), MS(pr.run[T_S]));
@@ -438,7 +459,7 @@ static void test_pair(void)
 	if (rsdl && rsdl_lend_set(1))
 		ktap_bail("cannot set %s to 1", RSDL_LEND_PATH);
 	lend = debugfs_lend();
-	pair_run(&pr, S_BURN_NS, NHOGS, SETTLE_NS, WINDOW_NS);
+	pair_run(&pr, 0, 0, false, S_BURN_NS, NHOGS, SETTLE_NS, WINDOW_NS);
 	for (int i = 0; i < pr.ntasks; i++)
 		total += pr.run[i];
 	win = (double)(pr.t1 - pr.t0);
@@ -709,11 +730,68 @@ static void test_clients(void)
 	ktap_sub_end(&s, name);
 }
 
+/* ---- 4. lend_own_slot -------------------------------------------------------------- */
+
+/*
+ * Rule 14a/b: no loan to a task with a slot of its own above the waker's level. W is
+ * nice 19 (one slot, at level L19 = its first), S nice -20, whose first slot is above L19;
+ * S replies by eventfd (no WF_SYNC, so S never lends to W), no hogs. A rotation lasts
+ * while W has time: W runs at most quota(19) + 1 tick on its slot, W_BURN_NS per request,
+ * so S serves at most R = ceil((quota(19) + tick) / W_BURN_NS) requests per rotation, at
+ * most R x (OWN_S_BURN_NS + 1 ms of wake path) of its time, less than quota(-20): S never
+ * leaves its first slot and always has a slot above L19. Expected: 0 loans W->S in the
+ * window (the design before the rule lent on nearly every request); round trips > 0.
+ */
+#define OWN_W_NICE 19
+#define OWN_S_NICE (-20)
+#define OWN_S_BURN_NS (1 * NSEC_PER_MSEC)
+
+static void test_own_slot(void)
+{
+	const char *name = "lend_own_slot";
+	int lw = rsdl_first_slot(rsdl_row(OWN_W_NICE), 0);
+	int ls = rsdl_first_slot(rsdl_row(OWN_S_NICE), 0);
+	int64_t qw = rsdl_quota_ns(OWN_W_NICE, rr), qs = rsdl_quota_ns(OWN_S_NICE, rr);
+	int64_t reqs = (qw + RSDL_TICK_NS + W_BURN_NS - 1) / W_BURN_NS;
+	int64_t s_need = reqs * (OWN_S_BURN_NS + NSEC_PER_MSEC);
+	struct ktap_sub s = { 0 };
+	struct pair_run pr;
+	struct loan_sum ws;
+
+	if (rsdl && rsdl_lend_set(1))
+		ktap_bail("cannot set %s to 1", RSDL_LEND_PATH);
+	pair_run(&pr, OWN_W_NICE, OWN_S_NICE, true, OWN_S_BURN_NS, 0, SETTLE_NS, WINDOW_NS);
+	ktap_diag("%s: W nice %d burns %.1f ms, S nice %d %.1f ms per request, replies by "
+		  "eventfd; %.0f ms: %llu round trips, W ran %.1f ms, S %.1f ms", name,
+		  OWN_W_NICE, MS(W_BURN_NS), OWN_S_NICE, MS(OWN_S_BURN_NS), MS(pr.t1 - pr.t0),
+		  (unsigned long long)pr.trips, MS(pr.run[T_W]), MS(pr.run[T_S]));
+	if (!rsdl) {
+		ktap_skip(name, "EEVDF: no rule 14 (rsdl_lend and rsdl_loan exist with RSDL only)");
+		return;
+	}
+	ws = loans_of(pr.pid[T_W], pr.pid[T_S]);
+	ktap_diag("%s: W's slot at level %d, S's first at level %d (quota %.1f ms); per rotation "
+		  "S serves <= %lld requests, <= %.1f ms < quota(-20): S keeps a slot above W's",
+		  name, lw, ls, MS(qs), (long long)reqs, MS(s_need));
+	ktap_diag("%s: loans W->S %ld started, %ld ended, %.1f ms charged to W (expected 0); "
+		  "all loans in the window %ld", name, ws.starts, ws.ends, MS(ws.ns),
+		  loans_of(-1, -1).starts);
+	trace_usable(&s, pr.lost);
+	ktap_expect(&s, ls < lw && s_need < qs, "the setting does not give S a slot above W's "
+		    "(levels %d / %d, %.1f ms of %.1f)", ls, lw, MS(s_need), MS(qs));
+	ktap_expect(&s, pr.err == 0, "a pipe call of the pair failed: %s", strerror(pr.err));
+	ktap_expect(&s, pr.trips > 0, "no round trip in the window");
+	ktap_expect(&s, ws.starts == 0 && ws.ends == 0,
+		    "%ld loans W->S started, %ld ended: S had a slot of its own above W's level",
+		    ws.starts, ws.ends);
+	ktap_sub_end(&s, name);
+}
+
 int main(void)
 {
 	int r;
 
-	ktap_plan("lend_rules", 3);
+	ktap_plan("lend_rules", 4);
 	ktap_watchdog(120);
 	rsdl = sched_is_rsdl();
 	cpu = test_cpu();
@@ -748,5 +826,6 @@ int main(void)
 	test_off();
 	test_pair();
 	test_clients();
+	test_own_slot();
 	ktap_finish();
 }
