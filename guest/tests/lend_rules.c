@@ -3,11 +3,12 @@
  * lend_rules - rule 14 of sched-rsdl.rst (lending, kernel.rsdl_lend) on one CPU.
  *
  * Rule 14: when a running RSDL task W wakes an RSDL task S synchronously (a pipe write)
- * on its own CPU and no loan is pending or active there, a loan is pending and S waits
- * for W instead of preempting it (rule 7 gives way); when W then blocks with time left in its slot, S runs in W's place
- * and every ns it runs is charged to W's slot and W's level (W taking its next slots by
- * rule 3), never to S's own, until S blocks, W wakes, W has no slot left, or the
- * rotation ends. So a pair W + S never gets more than E(W) + E(S) per rotation, and a
+ * on its own CPU, S has no slot of its own above W's level and no loan is pending or
+ * active there, a loan is pending; S waits for W (rule 7: a synchronous wakee does not
+ * preempt its waker). When W then blocks with time left in its slot, S runs in W's
+ * place and every ns it runs is charged to W's slot and W's level (W taking its next
+ * slots by rule 3), never to S's own, until S blocks, W wakes, W has no slot left, or
+ * the rotation ends. So a pair W + S never gets more than E(W) + E(S) per rotation, and a
  * server is charged to each client for that client's requests.
  *
  * Observed through the trace event rsdl:rsdl_loan in a private tracefs instance
@@ -54,8 +55,7 @@
  *     own level never competes with theirs. (With free-running clients, one that wakes
  *     while the server works on the other's loan preempts it when its own level is
  *     higher, rule 7, and its request waits in the pipe: no loan, the server's own
- *     time.) A request the server found already waiting
- *     (FIONREAD > 0 before its read:
+ *     time.) A request the server found already waiting (FIONREAD > 0 before its read:
  *     it came while the server worked) woke nobody and is no loan; its time is printed
  *     apart. Expected, for each client X, over a 5 s window after a 1 s settle:
  *       0.9 x inner(X) - 1 ms <= ns(X->server) <= 1.1 x outer(X) + 1 ms, inner(X) = the
