@@ -111,13 +111,20 @@ int main(void)
 
 	memset(&s, 0, sizeof(s));
 	{
-		long long self_q0 = quota_of(getpid()), old_child_q0, self_q1, old_child_q1, asleep_q;
+		long long self_q0, old_child_q0, self_q1, old_child_q1, asleep_q;
 		long long new_q, new_q_nice;
 		pid_t old_child, new_child;
 		char buf[16];
 
+		/*
+		 * Subtest 2 left rr_interval at 1000 for a moment: a rotation
+		 * that started then gave this task quota(0, 1000). Sleep so
+		 * that its CPU goes idle and a rotation starts under v0 (rule 5).
+		 */
 		snprintf(buf, sizeof(buf), "%d", v0);
 		write_raw(buf, strlen(buf));
+		sleep_ms(50);
+		self_q0 = quota_of(getpid());
 		old_child = sleeper(-10);
 		old_child_q0 = quota_of(old_child);
 		ktap_expect(&s, self_q0 == rsdl_quota_ns(0, v0),
