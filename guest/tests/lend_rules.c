@@ -3,12 +3,13 @@
  * lend_rules - rule 14 of sched-rsdl.rst (lending, kernel.rsdl_lend) on one CPU.
  *
  * Rule 14: when a running RSDL task W wakes an RSDL task S synchronously (a pipe write)
- * on its own CPU, S has no slot of its own above W's level and no loan is pending or
- * active there, a loan is pending; S waits for W (rule 7: a synchronous wakee does not
- * preempt its waker). When W then blocks with time left in its slot, S runs in W's
- * place and every ns it runs is charged to W's slot and W's level (W taking its next
- * slots by rule 3), never to S's own, until S blocks, W wakes, W has no slot left, or
- * the rotation ends. So a pair W + S never gets more than E(W) + E(S) per rotation, and a
+ * on its own CPU and no loan is pending or active there, a loan is pending; S waits for
+ * W (rule 7: a synchronous wakee does not preempt its waker). When W then blocks with
+ * time left in its slot, the loan starts and S runs at the better of its own level and
+ * W's: on a slot of its own while it has one above W's level, otherwise in W's place,
+ * where every ns it runs is charged to W's slot and W's level (W taking its next slots
+ * by rule 3), never to S's own; until S blocks, W wakes, W has no slot left, or the
+ * rotation ends. So a pair W + S never gets more than E(W) + E(S) per rotation, and a
  * server is charged to each client for that client's requests.
  *
  * Observed through the trace event rsdl:rsdl_loan in a private tracefs instance
@@ -736,12 +737,12 @@ static void test_clients(void)
 /*
  * Rule 14c: a borrower with a slot of its own above its lender's level runs there, on
  * its own time. W is nice 19 (one slot, at level L19 = its first), S nice -20, whose
- * first slot is above L19;
- * S replies by eventfd (no WF_SYNC, so S never lends to W), no hogs. A rotation lasts
- * while W has time: W runs at most quota(19) + 1 tick on its slot, W_BURN_NS per request,
- * so S serves at most R = ceil((quota(19) + tick) / W_BURN_NS) requests per rotation, at
- * most R x (OWN_S_BURN_NS + 1 ms of wake path) of its time, less than quota(-20): S never
- * leaves its first slot and always has a slot above L19. Expected: loans W->S start in
+ * first slot is above L19; S replies by eventfd (no WF_SYNC, so S never lends to W), no
+ * hogs. A rotation lasts while W has time: W runs at most quota(19) + 1 tick on its
+ * slot, W_BURN_NS per request, so S serves at most R = ceil((quota(19) + tick) /
+ * W_BURN_NS) requests per rotation, at most R x (OWN_S_BURN_NS + 1 ms of wake path) of
+ * its time, less than quota(-20): S never leaves its first slot and always has a slot
+ * above L19. Expected: loans W->S start in
  * the window (every request is a pipe write W then blocks after: rule 14a/b) and charge
  * W 0 ns in all (a design that ran S in W's place charged W 2306.7 ms in 1463 loans);
  * round trips > 0.
