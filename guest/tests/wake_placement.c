@@ -34,8 +34,7 @@
  * Verdicts (RSDL):
  *  1. wake_p50: the median over the rounds of (p50 of B - p50 of A) <= 1 ms.
  *     The tail, p99 of B - p99 of A, is printed for every round and pooled
- *     ("wake_p99_us=... baseline_p99_us=..."), and held to 1 ms only on an
- *     exact clock (lab.clock=icount); see below for why not on the host's.
+ *     ("wake_p99_us=... baseline_p99_us=..."), not judged; see below.
  *  2. placed_on_idle_cpu: at least 95 % of B's wakeups ran on a CPU other than
  *     the busy CPU 1. An idle CPU exists at every wakeup here unless a kernel
  *     thread (kworker, the console) happens to run on all of them at that
@@ -180,6 +179,7 @@ static int64_t pct_of(const int64_t *v, int n, int pct)
 
 /* All rounds' wakeups, for the pooled figures */
 static int64_t all_a[ROUNDS * NA], all_b[ROUNDS * NB], all_rd[ROUNDS * NB];
+static int all_cpu_b[ROUNDS * NB];
 static int n_a, n_b, on_idle, not_moved, off0;
 
 /* One round: NA + NB alternating wakeups by a fresh sleeper; its p99 and p50 of A and of B. */
@@ -211,6 +211,7 @@ static void round_run(int r, int64_t *p99a, int64_t *p99b, int64_t *p50a, int64_
 	for (int i = 0; i < w->na; i++)
 		off0 += w->cpu_a[i] != 0;
 	for (int i = 0; i < w->nb; i++) {
+		all_cpu_b[n_b] = w->cpu_b[i];
 		all_b[n_b] = w->lat_b[i];
 		all_rd[n_b++] = w->rd_b[i];
 		on_idle += w->cpu_b[i] != 1;
@@ -225,7 +226,7 @@ int main(void)
 	int gh, ncpu;
 	cpu_set_t one;
 
-	ktap_plan("wake_placement", sched_is_rsdl() ? 2 + guest_clock_exact() : 1);
+	ktap_plan("wake_placement", sched_is_rsdl() ? 2 : 1);
 	ktap_watchdog(120 * ROUNDS);
 	ncpu = ncpus_online();
 	if (ncpu < 2)
@@ -254,6 +255,18 @@ int main(void)
 	ktap_diag("B: %d of %d wakeups ran on an idle CPU (%.1f%%), %d on the busy CPU 1; "
 		  "%d times the sleeper was not on CPU 1 before waiting", on_idle, n_b,
 		  100.0 * on_idle / n_b, n_b - on_idle, not_moved);
+	for (int c = 0; c < ncpu; c++) {
+		static int64_t on_c[ROUNDS * NB];
+		char what[40];
+		int k = 0;
+
+		for (int i = 0; i < n_b; i++)
+			if (all_cpu_b[i] == c)
+				on_c[k++] = all_b[i];
+		snprintf(what, sizeof(what), "B woken on CPU %d:", c);
+		if (k)
+			print_stats(what, on_c, k);
+	}
 	ktap_diag("wake_p99_us=%.1f baseline_p99_us=%.1f sched=%s cpus=%d", US(p99b), US(p99a),
 		  sched_name(), ncpu);
 	if (!sched_is_rsdl()) {
@@ -279,9 +292,12 @@ int main(void)
 	 * from -3031 to +857 us (RSDL, every B wakeup on an idle CPU, B's run_delay 0 at p99)
 	 * and from -892 to +360 us (EEVDF); CI of 8937e95 failed at a median of +1016 us. The
 	 * p50s moved by tens of microseconds (A 185-266 us, B 227-349 us, both schedulers).
-	 * So on the host's clock the median of the rounds' p50 B - p50 A is held to 1 ms, which
-	 * a wakee left queued behind the hog, or not run until the next tick (4 ms at HZ=250),
-	 * exceeds; the p99 difference is held to 1 ms where the clock is exact.
+	 * So the median of the rounds' p50 B - p50 A is held to 1 ms, which a wakee left
+	 * queued behind the hog, or not run until the next tick (4 ms at HZ=250), exceeds.
+	 * An exact clock does not help here: under -icount QEMU runs the vCPUs in turn on one
+	 * host thread, and an idle vCPU ran when its turn came. Two such 4-vCPU boots of each
+	 * scheduler (2026-12-06) gave idle-CPU p99s of 9-12 ms and 64-450 ms, the large ones on
+	 * RSDL in the first pair and on EEVDF in the second: the emulator's, not the kernel's.
 	 */
 	for (int r = 0; r < ROUNDS; r++) {
 		d[r] = rb[r] - ra[r];
@@ -290,18 +306,13 @@ int main(void)
 	dmed = percentile(d, ROUNDS, 50);
 	dmed50 = percentile(d50, ROUNDS, 50);
 	ktap_diag("pooled p99 %.1f us (baseline %.1f us; absolute target %.0f us: %s); median of "
-		  "the rounds' p99 B - p99 A %.1f us (%s)", US(p99b), US(p99a), US(BOUND_NS),
-		  p99b <= BOUND_NS ? "met" : "not met", US(dmed),
-		  guest_clock_exact() ? "asserted: <= 1000 us" : "not asserted on the host clock");
+		  "the rounds' p99 B - p99 A %.1f us (not judged: the host's tail)", US(p99b), US(p99a),
+		  US(BOUND_NS), p99b <= BOUND_NS ? "met" : "not met", US(dmed));
 	ktap_diag("median of the rounds' p50 B - p50 A %.1f us, expected <= %.0f us", US(dmed50),
 		  US(BOUND_NS));
 	ktap_check(dmed50 <= BOUND_NS, "wake_p50",
 		   "median over %d rounds of p50 B - p50 A %.1f us > %.0f us", ROUNDS, US(dmed50),
 		   US(BOUND_NS));
-	if (guest_clock_exact())
-		ktap_check(dmed <= BOUND_NS, "wake_p99",
-			   "median over %d rounds of p99 B - p99 A %.1f us > %.0f us", ROUNDS,
-			   US(dmed), US(BOUND_NS));
 	ktap_diag("%.1f%% of wakeups on an idle CPU, expected >= 95%%", 100.0 * on_idle / n_b);
 	ktap_check(on_idle * 100 >= 95 * n_b, "placed_on_idle_cpu",
 		   "%d of %d wakeups ran on an idle CPU (%.1f%%, expected >= 95%%)", on_idle, n_b,
