@@ -3,7 +3,7 @@
  * wake_placement - a sleeping task woken while another CPU is idle runs within
  * 1 ms (the lab's SMP wakeup target: at -smp 4, its p99 reported beside
  * EEVDF's; suite.list: smp2, so it also runs on the 2-CPU boots, where the
- * setup is the same). What the boot's clock lets it judge: see "Verdicts".
+ * setup is the same). What it judges and why: see "Verdicts" below.
  *
  * Expected: sched-rsdl.rst, SMP, Wakeup: a waking task goes to its previous
  * CPU if idle, else (not a sync wakeup) to an idle CPU sharing its cache or
@@ -200,12 +200,6 @@ static void round_run(int r, int64_t *p99a, int64_t *p99b, int64_t *p50a, int64_
 	*p99b = pct_of(w->lat_b, w->nb, 99);
 	*p50a = pct_of(w->lat_a, w->na, 50);
 	*p50b = pct_of(w->lat_b, w->nb, 50);
-	for (int i = 0; i < w->nb; i++)
-		busy += w->cpu_b[i] == 1;
-	ktap_diag("round %d: A n=%d p50 %.1f p99 %.1f us, B n=%d p50 %.1f p99 %.1f us: B - A = "
-		  "%.1f (p50), %.1f (p99) us; B's run_delay p99 %.1f us, %d of B on the busy CPU 1",
-		  r, w->na, US(*p50a), US(*p99a), w->nb, US(*p50b), US(*p99b), US(*p50b - *p50a),
-		  US(*p99b - *p99a), US(pct_of(w->rd_b, w->nb, 99)), busy);
 	memcpy(all_a + n_a, w->lat_a, sizeof(int64_t) * w->na);
 	n_a += w->na;
 	for (int i = 0; i < w->na; i++)
@@ -214,9 +208,14 @@ static void round_run(int r, int64_t *p99a, int64_t *p99b, int64_t *p50a, int64_
 		all_cpu_b[n_b] = w->cpu_b[i];
 		all_b[n_b] = w->lat_b[i];
 		all_rd[n_b++] = w->rd_b[i];
-		on_idle += w->cpu_b[i] != 1;
+		busy += w->cpu_b[i] == 1;
 		not_moved += w->from_b[i] != 1;
 	}
+	on_idle += w->nb - busy;
+	ktap_diag("round %d: A n=%d p50 %.1f p99 %.1f us, B n=%d p50 %.1f p99 %.1f us: B - A = "
+		  "%.1f (p50), %.1f (p99) us; B's run_delay p99 %.1f us, %d of B on the busy CPU 1",
+		  r, w->na, US(*p50a), US(*p99a), w->nb, US(*p50b), US(*p99b), US(*p50b - *p50a),
+		  US(*p99b - *p99a), US(pct_of(w->rd_b, w->nb, 99)), busy);
 }
 
 int main(void)
