@@ -416,6 +416,11 @@ static void spin_exec(int64_t target)
 
 /* rule 5's idle rounds: a quota longer than T's own /proc read */
 #define IDLE_RR_MS 10
+/*
+ * Rounds until 2 slept on the expired array and 1 on the active: about 1 in 4 sleeps on
+ * the expired array (9 of 34 rounds in 5 boots, one boot needing 10 rounds for its first)
+ */
+#define IDLE_ROUNDS 24
 
 struct t1_shm {
 	volatile int phase;	/* 1: in its last slot, 2: about to sleep */
@@ -577,7 +582,7 @@ static void __attribute__((noreturn)) yielder_body(void)
 static void item1(void)
 {
 	struct ktap_sub s = { 0 };
-	static struct t1_round rounds[10];
+	static struct t1_round rounds[IDLE_ROUNDS];
 	int64_t q = rsdl_quota_ns(0, IDLE_RR_MS);
 	uint64_t row = rsdl_row(0);
 	int nexp = 0, nact = 0, n = 0, valid_save = 0;
@@ -587,7 +592,7 @@ static void item1(void)
 
 	rr_interval_set_or_bail(IDLE_RR_MS);
 	tr_start(1UL << cpu);
-	for (int i = 0; i < 10 && (nexp < 2 || nact < 1); i++) {
+	for (int i = 0; i < IDLE_ROUNDS && (nexp < 2 || nact < 1); i++) {
 		struct t1_round *r = &rounds[n];
 
 		memset(r, 0, sizeof(*r));
@@ -1045,6 +1050,11 @@ static void item3(void)
 	struct hog_slot *hs = shared_alloc(3 * sizeof(*hs));
 	static struct r6_trial tr[150];
 	int64_t q = rsdl_quota_ns(0, PLACE_RR_MS);
+	/*
+	 * Trials of each kind. A cgroup move discriminates (another hog behind the moved one)
+	 * in about 4 of 10 (2 to 6 in 5 boots), and >= 2 must: 16 of them.
+	 */
+	static const int want[3] = { [K_CTL] = 10, [K_POLICY] = 10, [K_CGROUP] = 16 };
 	int ntr = 0, cnt[3] = { 0 }, have_cg = !cg_setup();
 	uint64_t seed = 7;
 	pid_t p[3];
@@ -1057,8 +1067,8 @@ static void item3(void)
 	if (!have_cg)
 		ktap_diag("no cgroup2 cpu controller: the place check uses policy changes only");
 	tr_start(1UL << cpu);
-	for (int k = 0; k < 150 && (cnt[K_CTL] < 10 || cnt[K_POLICY] < 10 || (have_cg && cnt[K_CGROUP] < 10));
-	     k++) {
+	for (int k = 0; k < 150 && (cnt[K_CTL] < want[K_CTL] || cnt[K_POLICY] < want[K_POLICY] ||
+				    (have_cg && cnt[K_CGROUP] < want[K_CGROUP])); k++) {
 		struct rsdl_fields f[3];
 		int x = 0, a, b, kind;
 		int64_t t0;
@@ -1081,8 +1091,9 @@ static void item3(void)
 			b = t;
 		}
 		t0 = now_ns();
-		kind = cnt[K_CTL] <= cnt[K_POLICY] ? K_CTL : K_POLICY;
-		if (have_cg && cnt[K_CGROUP] < cnt[kind])
+		/* the kind furthest from its count */
+		kind = want[K_CTL] - cnt[K_CTL] >= want[K_POLICY] - cnt[K_POLICY] ? K_CTL : K_POLICY;
+		if (have_cg && want[K_CGROUP] - cnt[K_CGROUP] > want[kind] - cnt[kind])
 			kind = K_CGROUP;
 		if (kind == K_POLICY &&
 		    (set_policy(p[a], SCHED_BATCH, 0, 0) || set_policy(p[a], SCHED_OTHER, 0, 0))) {
@@ -1644,7 +1655,7 @@ static void item5(void)
 	struct hog_slot *hs = shared_alloc(2 * sizeof(*hs));
 	int64_t q = rsdl_quota_ns(0, 1);
 	uint64_t row0 = rsdl_row(0);
-	int skipped = 0, phantom = 0, valid = 0, overran = 0, skips = 0;
+	int skipped = 0, phantom = 0, valid = 0, overran = 0, skips = 0, reads = 0;
 	pid_t W, H[2];
 
 	rr_interval_set_or_bail(1);
@@ -1728,16 +1739,20 @@ static void item5(void)
 		ktap_expect(&s, skips >= 1, "no overrun longer than a quota");
 	}
 
-	/* nice 19 (one slot of 1 ms) beside a nice 19 and a nice 0 hog: whole-rotation overruns */
+	/*
+	 * nice 19 (one slot of 1 ms) beside a nice 19 and a nice 0 hog: whole-rotation
+	 * overruns, 2 to 5 per 24 reads in 5 boots; up to 3 batches until one is seen
+	 */
 	H[0] = hog(19, &hs[0]);
 	H[1] = hog(0, &hs[1]);
 	hogs_wait_ready(hs, 2, 5 * NSEC_PER_SEC);
-	tr_start(1UL << cpu);
-	W = run_overrunner(19, sh);
-	tr_stop(1UL << cpu);
-	kill_child(H[0]);
-	kill_child(H[1]);
-	if (trace_usable(&s, "nice 19 overruns")) {
+	for (int b = 0; b < 3 && !overran; b++) {
+		tr_start(1UL << cpu);
+		W = run_overrunner(19, sh);
+		tr_stop(1UL << cpu);
+		if (!trace_usable(&s, "nice 19 overruns"))
+			break;
+		reads += sh->n;
 		for (long i = 0; i + 1 < nev; i++) {
 			struct ev *e = &evs[i];
 
@@ -1751,11 +1766,13 @@ static void item5(void)
 				    "at level %d with level_quota %" PRId64 ", expected level 20 (its "
 				    "row's last) and >= %" PRId64, e->level, e->lq, q);
 		}
-		ktap_diag("nice 19, rr 1: %d whole-rotation overruns (rsdl_slot time_slice == quota, "
-			  "then rsdl_expire) in %d debugfs reads (need >= 1), each queued at level 20 "
-			  "with level_quota >= quota", overran, sh->n);
-		ktap_expect(&s, overran >= 1, "no whole-rotation overrun in %d reads", sh->n);
 	}
+	kill_child(H[0]);
+	kill_child(H[1]);
+	ktap_diag("nice 19, rr 1: %d whole-rotation overruns (rsdl_slot time_slice == quota, then "
+		  "rsdl_expire) in %d debugfs reads (need >= 1), each queued at level 20 with "
+		  "level_quota >= quota", overran, reads);
+	ktap_expect(&s, overran >= 1, "no whole-rotation overrun in %d reads", reads);
 	rr_interval_set_or_bail(RR_MS);
 	munmap(sh, sizeof(*sh));
 	munmap(hs, 2 * sizeof(*hs));
