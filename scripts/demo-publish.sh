@@ -16,10 +16,10 @@ for f in "$src"/csv/*.csv; do
 	*) cp "$f" "$dst/csv/" ;;
 	esac
 done
-sed -i 's#`csv/\*.csv` (frames.csv: every frame of every run)#`csv/*.csv` (csv/frames.csv.gz: every frame of every run)#' "$dst/report.md"
-for b in "$src"/raw/rep*; do
+sed -i 's#`csv/\*.csv` (frames.csv: every frame of every run#`csv/*.csv` (csv/frames.csv.gz: every frame of every run#' "$dst/report.md"
+for b in "$src"/raw/rep* "$src"/raw-smp/rep*; do
 	[ -d "$b" ] || continue
-	echo "== $(basename "$b"): $(cat "$b/wall-seconds" 2>/dev/null || echo '?') s wall, QEMU status $(cat "$b/qemu-status")"
+	echo "== $(basename "$(dirname "$b")")/$(basename "$b"): $(cat "$b/wall-seconds" 2>/dev/null || echo '?') s wall, QEMU status $(cat "$b/qemu-status")"
 	tr -d '\r' <"$b/console.log" | grep -E 'Command line:|sched: RSDL' || true
 	cat "$b/verdict"
 done >"$dst/boots.txt"

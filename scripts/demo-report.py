@@ -354,7 +354,9 @@ def boot_line(raw, boot, lend):
     if os.path.exists(f"{path}/wall-seconds"):
         wall = read(f"{path}/wall-seconds").rstrip("\n")
     balance = "/".join(re.findall(r"vcpu_balance=([0-9.]*)", read(f"{path}/ktap.log")))
-    line = f"- `{boot}`: {verdict}, {wall} s wall, vCPU balance at start/end {balance}"
+    line = f"- `{boot}`: {verdict}, {wall} s wall"
+    if balance:
+        line += f", vCPU balance at start/end {balance}"
     line += f", rsdl_lend {lend}"
     tries = len(glob.glob(glob.escape(path) + ".try*"))
     if tries:
@@ -370,7 +372,36 @@ def template_parts():
     return {name: part.rstrip("\n") for name, part in zip(pieces[1::2], pieces[2::2])}
 
 
-def report(out, boots, tables, scenarios, scheds):
+def smp_boots(out, scheds):
+    """(boots, tables) of the throughput boots at DEMO_SMP vCPUs in raw-smp/, checked like the
+    others; ([], None) when make demo ran none."""
+    raw = f"{out}/raw-smp"
+    boots = sorted((os.path.basename(p) for s in scheds
+                    for p in glob.glob(f"{glob.escape(raw)}/rep*-{s}")), key=version_key)
+    if not boots:
+        return [], None
+    tables = make_tables(raw, boots)
+    check_columns(raw, boots, tables)
+    return boots, tables
+
+
+def smp_throughput(out, smp_runs, scheds, parts):
+    """The report's throughput part at DEMO_SMP vCPUs (SMP_RUNS: smp_boots()), or the template's
+    "smp-none"."""
+    boots, tables = smp_runs
+    if not boots:
+        return parts["smp-none"]
+    raw, lend = f"{out}/raw-smp", lending(tables)
+    cpus = sorted(set(re.findall(r"^# scheduler: \S+ cpus: (\d+)",
+                                 "".join(read(f"{raw}/{b}/ktap.log") for b in boots), re.M)))
+    return string.Template(parts["smp"]).substitute(
+        cpus="/".join(cpus) or "?",
+        boots="\n".join(boot_line(raw, boot, lend.get(rep_sched(boot), "not recorded"))
+                        for boot in boots),
+        bench_smp_figures=side_table(tables["bench"], "name unit", "value", scheds))
+
+
+def report(out, boots, tables, scenarios, scheds, smp_runs):
     """The text of report.md: the template part "report" filled in."""
     raw, snag, parts, lend = f"{out}/raw", tables["snag"], template_parts(), lending(tables)
     setup = {}
@@ -400,7 +431,8 @@ def report(out, boots, tables, scenarios, scheds):
                   boots="\n".join(boot_line(raw, boot, lend.get(rep_sched(boot), "not recorded"))
                                    for boot in boots),
                   snag_summary=snag_summary(snag, scheds),
-                  cdf_plots="\n".join(f"![{sc}](plots/cdf-{sc}.png)" for sc in scenarios))
+                  cdf_plots="\n".join(f"![{sc}](plots/cdf-{sc}.png)" for sc in scenarios),
+                  smp_throughput=smp_throughput(out, smp_runs, scheds, parts))
     for name, kind, keys, metrics in SIDE_TABLES:
         values[name] = side_table(tables[kind], keys, metrics, scheds)
     return string.Template(parts["report"]).substitute(values) + "\n"
@@ -419,9 +451,13 @@ def main():
         sys.exit(f"[report] error: no boots in {raw}")
     tables = make_tables(raw, boots)
     check_columns(raw, boots, tables)
+    smp_runs = smp_boots(out, scheds)
     os.makedirs(csv, exist_ok=True)
     os.makedirs(plots, exist_ok=True)
-    for kind, (header, rows) in tables.items():
+    csvs = list(tables.items())
+    if smp_runs[1]:
+        csvs.append(("bench_smp", smp_runs[1]["bench"]))
+    for kind, (header, rows) in csvs:
         lines = [header] + rows if header else rows
         write(f"{csv}/{kind}.csv", "".join(",".join(line) + "\n" for line in lines))
     cairo = subprocess.run(["gnuplot", "-e", "set terminal pngcairo"], capture_output=True)
@@ -431,7 +467,7 @@ def main():
     with tempfile.TemporaryDirectory() as data:
         plot_frames(frames, scenarios, scheds, plots, data, size)
         plot_bars(tables["share"], tables["snag"], scheds, plots, data, size)
-    write(f"{out}/report.md", report(out, boots, tables, scenarios, scheds))
+    write(f"{out}/report.md", report(out, boots, tables, scenarios, scheds, smp_runs))
     print(f"[report] wrote {out}/report.md, {len(os.listdir(csv))} CSV files, "
           f"{len(os.listdir(plots))} plots")
 

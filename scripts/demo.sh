@@ -7,6 +7,8 @@
 #   QUICK=1 (1 repetition, short runs)  REPS=3  KERNEL=bzImage  SMP=1
 #   ACCEL=icount|multi (default icount)  RESULTS=dir  BOOT_TIMEOUT=1800
 #   DEMO_SCHEDS="rsdl eevdf rsdl-lend" (the columns, in boot order; "rsdl eevdf": the two of old)
+#   DEMO_SMP=4: then, per repetition and column, a boot with that many vCPUs under multi-threaded
+#   TCG (host clock) runs guest/lab/run/demo-smp (hackbench, messaging) into raw-smp/; 0: none
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 STAGE=demo
@@ -14,7 +16,7 @@ S=$REPO/scripts
 t_start=$(date +%s)
 # the command as given, for the report
 cmd="make demo"
-for v in RSDL_WORK KERNEL QUICK REPS SMP ACCEL DEMO_SCHEDS; do
+for v in RSDL_WORK KERNEL QUICK REPS SMP ACCEL DEMO_SCHEDS DEMO_SMP; do
 	[ -z "${!v:-}" ] || cmd="$v=$(printf %q "${!v}") $cmd"
 done
 # the kernel command line of each column; its boots go to raw/rep<N>-<column>
@@ -35,10 +37,13 @@ out=${RESULTS:-$RSDL_WORK/results/$(date +%Y%m%d-%H%M%S)-demo$([ "$quick" = 1 ] 
 # or not at all, in every boot tried (docs/lab.md, Known lab problems).
 smp=${SMP:-1} accel=${ACCEL:-icount}
 per_boot=$((per_boot * smp)) # -icount emulates the vCPUs on one host thread
+demo_smp=${DEMO_SMP:-4}
+[[ $demo_smp =~ ^[0-9]+$ ]] || die "DEMO_SMP: a number of vCPUs, or 0 (got '$demo_smp')"
 mkdir -p "$out/raw"
 boots=$((${#scheds[@]} * reps))
 say "$boots boots ($reps x ${scheds[*]}, interleaved), $([ "$quick" = 1 ] && echo quick || echo full) mode," \
-	"about $((boots * per_boot / 60)) min on an idle 2-core host (more when it is busy); results in $out"
+	"about $((boots * per_boot / 60)) min on an idle 2-core host (more when it is busy)," \
+	"then $([ "$demo_smp" = 0 ] && echo "no" || echo "$boots") throughput boot(s) at $demo_smp vCPUs; results in $out"
 {
 	echo "command=$cmd"
 	echo "kernel=$KERNEL"
@@ -47,6 +52,7 @@ say "$boots boots ($reps x ${scheds[*]}, interleaved), $([ "$quick" = 1 ] && ech
 	echo "reps=$reps"
 	echo "smp=$smp"
 	echo "accel=$accel"
+	echo "demo_smp=$demo_smp"
 	echo "host_cpus=$(nproc)"
 	echo "host_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
@@ -84,6 +90,23 @@ for rep in $(seq 1 "$reps"); do
 			"elapsed $(since "$t_start"), about $left min left"
 	done
 done
+# Throughput at DEMO_SMP vCPUs: multi-threaded TCG, so guest time is host time; the columns are
+# interleaved within each repetition, so a busy spell of the host falls on all of them alike.
+if [ "$demo_smp" != 0 ]; then
+	mkdir -p "$out/raw-smp"
+	for rep in $(seq 1 "$reps"); do
+		for name in "${scheds[@]}"; do
+			t0=$(date +%s) dir=$out/raw-smp/rep$rep-$name
+			"$S/run-qemu.sh" -k "$KERNEL" -n "demo-smp-$name-$rep" -o "$dir" -s "$demo_smp" -m 2048M \
+				-a multi -c "${sched_args[$name]} lab.run=demo-smp $extra" -t "${BOOT_TIMEOUT:-1800}" \
+				>>"$out/raw-smp/boots.log" 2>&1 || true
+			"$S/ktap-verdict.sh" -n "demo-smp-$name-$rep" "$dir/ktap.log" "$dir/console.log" \
+				"$(cat "$dir/qemu-status")" >"$dir/verdict" || true
+			verdicts+=("$dir/verdict")
+			say "throughput boot (rep $rep, $name, $demo_smp vCPUs) $(tail -n 1 "$dir/verdict") in $(since "$t0")"
+		done
+	done
+fi
 # the report refuses boots whose guest contradicts their column (scheduler, rsdl_lend)
 "$S/demo-report.py" "$out"
 echo
