@@ -372,12 +372,17 @@ def template_parts():
     return {name: part.rstrip("\n") for name, part in zip(pieces[1::2], pieces[2::2])}
 
 
+def find_boots(raw, scheds):
+    """The boot directories rep<N>-<column> in RAW of the columns SCHEDS, in sort -V order."""
+    return sorted((os.path.basename(p) for s in scheds
+                   for p in glob.glob(f"{glob.escape(raw)}/rep*-{s}")), key=version_key)
+
+
 def smp_boots(out, scheds):
     """(boots, tables) of the throughput boots at DEMO_SMP vCPUs in raw-smp/, checked like the
     others; ([], None) when make demo ran none."""
     raw = f"{out}/raw-smp"
-    boots = sorted((os.path.basename(p) for s in scheds
-                    for p in glob.glob(f"{glob.escape(raw)}/rep*-{s}")), key=version_key)
+    boots = find_boots(raw, scheds)
     if not boots:
         return [], None
     tables = make_tables(raw, boots)
@@ -444,9 +449,8 @@ def main():
         sys.exit("usage: demo-report.py RESULTS_DIR")
     out = sys.argv[1]
     raw, csv, plots = f"{out}/raw", f"{out}/csv", f"{out}/plots"
-    found = {s: glob.glob(f"{glob.escape(raw)}/rep*-{s}") for s in SCHEDS}
-    scheds = [s for s in SCHEDS if found[s]]
-    boots = sorted((os.path.basename(p) for s in scheds for p in found[s]), key=version_key)
+    scheds = [s for s in SCHEDS if find_boots(raw, [s])]
+    boots = find_boots(raw, scheds)
     if not boots:
         sys.exit(f"[report] error: no boots in {raw}")
     tables = make_tables(raw, boots)

@@ -60,6 +60,17 @@ say "$boots boots ($reps x ${scheds[*]}, interleaved), $([ "$quick" = 1 ] && ech
 	echo "commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')"
 } >"$out/setup.txt"
 
+# run_boot DIR NAME SMP ACCEL CMDLINE: boot the image once into DIR (QEMU's output appended to
+# DIR/../boots.log), judge it into DIR/verdict; returns run-qemu.sh's status.
+run_boot() {
+	local rc=0
+	"$S/run-qemu.sh" -k "$KERNEL" -n "$2" -o "$1" -s "$3" -m 2048M -a "$4" -c "$5" \
+		-t "${BOOT_TIMEOUT:-1800}" >>"$(dirname "$1")/boots.log" 2>&1 || rc=$?
+	"$S/ktap-verdict.sh" -n "$2" "$1/ktap.log" "$1/console.log" "$(cat "$1/qemu-status")" \
+		>"$1/verdict" || true
+	return $rc
+}
+
 # boot REP SCHED CMDLINE: one demo boot into $out/raw/rep<REP>-<SCHED>. The guest gives up at
 # once (status 3) when its vCPUs progress at very different speeds (the lab's -icount stall with
 # 2 vCPUs, docs/lab.md); the boot is then retried with lab.try=N, which shifts the guest's timing.
@@ -67,10 +78,7 @@ boot() {
 	local dir=$out/raw/rep$1-$2 try rc
 	for try in 1 2 3; do
 		rc=0
-		"$S/run-qemu.sh" -k "$KERNEL" -n "demo-$2-$1" -o "$dir" -s "$smp" -m 2048M -a "$accel" \
-			-c "$3 lab.run=demo $extra lab.try=$try" -t "${BOOT_TIMEOUT:-1800}" >>"$out/raw/boots.log" 2>&1 || rc=$?
-		"$S/ktap-verdict.sh" -n "demo-$2-$1" "$dir/ktap.log" "$dir/console.log" \
-			"$(cat "$dir/qemu-status")" >"$dir/verdict" || true
+		run_boot "$dir" "demo-$2-$1" "$smp" "$accel" "$3 lab.run=demo $extra lab.try=$try" || rc=$?
 		[ $rc = 3 ] || break
 		say "rep $1 $2: $(tr -d '\r' <"$dir/ktap.log" | grep -m1 -o 'vcpu_balance=[0-9.]*') (a stalled vCPU), boot $try of 3"
 		rm -rf "$dir.try$try"
@@ -97,11 +105,8 @@ if [ "$demo_smp" != 0 ]; then
 	for rep in $(seq 1 "$reps"); do
 		for name in "${scheds[@]}"; do
 			t0=$(date +%s) dir=$out/raw-smp/rep$rep-$name
-			"$S/run-qemu.sh" -k "$KERNEL" -n "demo-smp-$name-$rep" -o "$dir" -s "$demo_smp" -m 2048M \
-				-a multi -c "${sched_args[$name]} lab.run=demo-smp $extra" -t "${BOOT_TIMEOUT:-1800}" \
-				>>"$out/raw-smp/boots.log" 2>&1 || true
-			"$S/ktap-verdict.sh" -n "demo-smp-$name-$rep" "$dir/ktap.log" "$dir/console.log" \
-				"$(cat "$dir/qemu-status")" >"$dir/verdict" || true
+			run_boot "$dir" "demo-smp-$name-$rep" "$demo_smp" multi \
+				"${sched_args[$name]} lab.run=demo-smp $extra" || true
 			verdicts+=("$dir/verdict")
 			say "throughput boot (rep $rep, $name, $demo_smp vCPUs) $(tail -n 1 "$dir/verdict") in $(since "$t0")"
 		done
